@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+// lib: an offline-first, multi-account command-line client for a library
+// service, and lib-server, the reference server it talks to.
+// No outside Swift packages: only the toolchain and Debian's C libraries.
+import PackageDescription
+
+let package = Package(
+    name: "lib",
+    products: [
+        .executable(name: "lib", targets: ["lib"]),
+        .executable(name: "lib-server", targets: ["lib-server"]),
+    ],
+    targets: [
+        // C libraries from Debian.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        .systemLibrary(name: "CSodium", path: "Sources/CSodium"),
+        // libcurl, loaded with dlopen on first use so that start-up stays lean.
+        .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("dl")]),
+
+        // Shared by client and server.
+        .target(name: "LibJSON"),
+        .target(name: "LibStore", dependencies: ["CSQLite"]),
+
+        // The reference server.
+        .target(name: "LibHTTPServer"),
+        .target(name: "LibServer", dependencies: ["LibJSON", "LibStore", "LibHTTPServer", "CSodium"]),
+        .executableTarget(name: "lib-server", dependencies: ["LibServer"]),
+
+        // The client.
+        .target(name: "LibNet", dependencies: ["CCurl", "LibJSON"]),
+        .target(name: "LibCLI"),
+        .executableTarget(name: "lib", dependencies: ["LibCLI"]),
+
+        // Tests.
+        .target(name: "TestSupport", path: "Sources/TestSupport"),
+        .testTarget(name: "LibJSONTests", dependencies: ["LibJSON"]),
+        .testTarget(name: "LibStoreTests", dependencies: ["LibStore", "TestSupport"]),
+        .testTarget(name: "LibHTTPServerTests", dependencies: ["LibHTTPServer", "TestSupport"]),
+        .testTarget(name: "LibServerTests", dependencies: ["LibServer", "LibJSON", "TestSupport"]),
+        .testTarget(name: "LibCLITests", dependencies: ["LibCLI", "TestSupport"]),
+        .testTarget(name: "LibNetTests", dependencies: ["LibNet", "TestSupport"]),
+    ]
+)

@@ -1,0 +1,2 @@
+// placeholder: the network issue fills this in.
+int ccurl_placeholder(void);

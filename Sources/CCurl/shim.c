@@ -1,0 +1,1 @@
+int ccurl_placeholder(void) { return 0; }

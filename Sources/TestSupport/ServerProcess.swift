@@ -1,0 +1,78 @@
+import Foundation
+
+/// A running `lib-server` binary on loopback, started on a free port with its
+/// own database; terminated when released.
+public final class ServerProcess: @unchecked Sendable {
+    public let process: Process
+    public let host: String
+    public let port: Int
+    public let databasePath: String
+    public var baseURL: String { "http://\(host):\(port)" }
+    private let output: Pipe
+
+    /// Starts `lib-server --db DB --listen HOST:PORT [--demo] EXTRA...` and
+    /// waits for its first line, `listening on http://HOST:PORT`.
+    public init(
+        database: String, demo: Bool = true, listen: String = "127.0.0.1:0",
+        extraArguments: [String] = [], environment: [String: String]? = nil
+    ) throws {
+        databasePath = database
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltProducts.path("lib-server"))
+        process.arguments = ["--db", database, "--listen", listen] + (demo ? ["--demo"] : []) + extraArguments
+        if let environment { process.environment = environment }
+        output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let line = try Self.readLine(from: output.fileHandleForReading, timeout: 30)
+        let prefix = "listening on http://"
+        guard line.hasPrefix(prefix) else {
+            process.terminate()
+            throw ServerProcessError.unexpectedFirstLine(line)
+        }
+        let address = line.dropFirst(prefix.count)
+        guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]) else {
+            process.terminate()
+            throw ServerProcessError.unexpectedFirstLine(line)
+        }
+        self.host = String(address[..<colon])
+        self.port = port
+        // Keep draining stdout so that the server never blocks on a full pipe.
+        let handle = output.fileHandleForReading
+        DispatchQueue.global().async { _ = handle.readDataToEndOfFile() }
+    }
+
+    /// Sends SIGTERM and waits for the process to end; returns its exit status.
+    @discardableResult
+    public func stop() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+    }
+
+    private static func readLine(from handle: FileHandle, timeout: TimeInterval) throws -> String {
+        var bytes: [UInt8] = []
+        let fd = handle.fileDescriptor
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, 100) <= 0 { continue }
+            var byte: UInt8 = 0
+            let n = read(fd, &byte, 1)
+            if n <= 0 { throw ServerProcessError.exitedBeforeListening }
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+        throw ServerProcessError.timedOut
+    }
+}
+
+public enum ServerProcessError: Error {
+    case unexpectedFirstLine(String)
+    case exitedBeforeListening
+    case timedOut
+}

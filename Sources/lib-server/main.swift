@@ -1,0 +1,1 @@
+print("lib-server: not built yet")

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages lib needs to build, test, demo and benchmark,
+# skipping what is already there. Runs apt-get as root (or through sudo).
+set -euo pipefail
+
+packages=(
+  libsqlite3-dev sqlite3          # every store, and the CLI the benchmarks compare with
+  libsodium-dev                   # lib-server's argon2id password hashes
+  libcurl4-openssl-dev            # the client's HTTP transport
+  libsecret-1-dev libsecret-tools # tokens in the Secret Service
+  dbus dbus-daemon gnome-keyring  # a private keyring for tests and the demo
+  iproute2 util-linux             # network namespaces for offline tests
+  openssl                         # self-signed certificates for TLS tests
+  mandoc                          # man page lint
+  zsh fish                        # completion tests
+  hyperfine                       # benchmarks
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "Installing: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
