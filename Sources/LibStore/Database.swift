@@ -1,0 +1,142 @@
+import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a database file is opened.
+public struct DatabaseOptions: Sendable {
+    public var readOnly = false
+    /// Create the file (mode 0600, whatever the umask) when it is missing.
+    public var create = true
+    /// How long a statement waits for another connection's lock, in milliseconds.
+    public var busyTimeoutMilliseconds: Int32 = 5_000
+    /// WAL lets readers go on while a writer commits; FULL makes every commit durable.
+    public var walJournal = true
+    public init() {}
+}
+
+/// One SQLite connection. Owns its handle and closes it when released; a
+/// failed open still closes the handle. Not shareable between threads: give
+/// each thread its own, or guard one with a lock.
+public final class Database {
+    let handle: OpaquePointer
+    public let path: String
+
+    public init(path: String, options: DatabaseOptions = DatabaseOptions()) throws(DatabaseError) {
+        self.path = path
+        if options.create && !options.readOnly {
+            try Self.createPrivateFile(path)
+        }
+        var db: OpaquePointer?
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        flags |= options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            let code = db.map { sqlite3_extended_errcode($0) } ?? rc
+            sqlite3_close_v2(db)
+            throw DatabaseError(extendedCode: code, message: message, path: path)
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, options.busyTimeoutMilliseconds)
+        // A file that is not a database, or whose header or schema is damaged,
+        // fails here at open rather than at the first query.
+        try execute("SELECT count(*) FROM sqlite_schema")
+        if !options.readOnly {
+            if options.walJournal { try execute("PRAGMA journal_mode=WAL") }
+            try execute("PRAGMA synchronous=FULL")
+        }
+        try execute("PRAGMA foreign_keys=ON")
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Makes the file with mode 0600 before SQLite opens it; SQLite then gives
+    /// its -wal and -shm files the same mode.
+    private static func createPrivateFile(_ path: String) throws(DatabaseError) {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            let reason = String(cString: strerror(errno))
+            throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: reason, path: path)
+        }
+        defer { close(fd) }
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_size == 0 { fchmod(fd, 0o600) }
+    }
+
+    func error(_ rc: Int32, sql: String?) -> DatabaseError {
+        let extended = sqlite3_extended_errcode(handle)
+        let code = (extended & 0xFF) == (rc & 0xFF) ? extended : rc
+        return DatabaseError(extendedCode: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path)
+    }
+
+    /// Runs one or more statements that bind nothing and return nothing.
+    public func execute(_ sql: String) throws(DatabaseError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw error(rc, sql: sql) }
+    }
+
+    public func prepare(_ sql: String) throws(DatabaseError) -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// Runs one statement with bindings, ignoring any rows.
+    public func run(_ sql: String, _ values: [SQLValue] = []) throws(DatabaseError) {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        while try statement.step() {}
+    }
+
+    /// Runs one statement and returns all of its rows.
+    public func query(_ sql: String, _ values: [SQLValue] = []) throws(DatabaseError) -> [Row] {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        let columns = (0..<statement.columnCount).map(statement.columnName)
+        var rows: [Row] = []
+        while try statement.step() {
+            rows.append(Row(columns: columns, values: (0..<columns.count).map(statement.value(at:))))
+        }
+        return rows
+    }
+
+    /// The first column of the first row, or nil when there is no row.
+    public func scalar(_ sql: String, _ values: [SQLValue] = []) throws(DatabaseError) -> SQLValue? {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        return try statement.step() ? statement.value(at: 0) : nil
+    }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`, so a
+    /// read-then-write never fails half-way on a lock), committing when it
+    /// returns and rolling back when it throws.
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try transaction("BEGIN IMMEDIATE", body)
+    }
+
+    /// Runs `body` in a read transaction: one consistent snapshot.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try transaction("BEGIN DEFERRED", body)
+    }
+
+    private func transaction<T>(_ begin: String, _ body: (Database) throws -> T) throws -> T {
+        try execute(begin)
+        do {
+            let result = try body(self)
+            try execute("COMMIT")
+            return result
+        } catch {
+            if isInTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// `PRAGMA integrity_check`: "ok", or the first problems SQLite found.
+    public func integrityCheck() throws(DatabaseError) -> [String] {
+        try query("PRAGMA integrity_check").compactMap { $0[0].text }
+    }
+}

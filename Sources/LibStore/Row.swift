@@ -1,0 +1,12 @@
+/// One result row, read by column name or position.
+public struct Row: Sendable, Equatable {
+    public let columns: [String]
+    public let values: [SQLValue]
+
+    public subscript(index: Int) -> SQLValue { values[index] }
+
+    public subscript(name: String) -> SQLValue {
+        guard let i = columns.firstIndex(of: name) else { return .null }
+        return values[i]
+    }
+}
