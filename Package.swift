@@ -16,6 +16,8 @@ let package = Package(
         .systemLibrary(name: "CSodium", path: "Sources/CSodium"),
         // libcurl, loaded with dlopen on first use so that start-up stays lean.
         .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("dl")]),
+        // libsecret (and GLib under it), also loaded with dlopen on first use.
+        .target(name: "CSecret", path: "Sources/CSecret", linkerSettings: [.linkedLibrary("dl")]),
 
         // Shared by client and server.
         .target(name: "LibJSON"),
@@ -28,6 +30,8 @@ let package = Package(
 
         // The client.
         .target(name: "LibNet", dependencies: ["CCurl", "LibJSON"]),
+        .target(name: "LibKeyring", dependencies: ["CSecret"]),
+        .target(name: "LibSync", dependencies: ["LibStore", "LibJSON"]),
         .target(name: "LibCLI"),
         .executableTarget(name: "lib", dependencies: ["LibCLI"]),
 
@@ -39,5 +43,7 @@ let package = Package(
         .testTarget(name: "LibServerTests", dependencies: ["LibServer", "LibJSON", "TestSupport"]),
         .testTarget(name: "LibCLITests", dependencies: ["LibCLI", "TestSupport"]),
         .testTarget(name: "LibNetTests", dependencies: ["LibNet", "TestSupport"]),
+        .testTarget(name: "LibKeyringTests", dependencies: ["LibKeyring", "TestSupport"]),
+        .testTarget(name: "LibSyncTests", dependencies: ["LibSync", "TestSupport"]),
     ]
 )

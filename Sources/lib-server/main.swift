@@ -1,1 +1,4 @@
-print("lib-server: not built yet")
+import Foundation
+import LibServer
+
+exit(ServerCommandLine.main(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))

@@ -1,0 +1,58 @@
+# lib — build, test, demo, benchmark, install.
+# The two set-up commands on a fresh Debian 12 machine with Swift 6.3:
+#   make demo     installs what is missing, builds, walks through lib's main job
+#   make test     installs what is missing, builds, runs every test
+
+SWIFT      ?= swift
+PREFIX     ?= /usr/local
+DEBUG_BIN   = .build/debug
+RELEASE_BIN = .build/release
+export PATH := $(PATH):/opt/swift/usr/bin
+
+.PHONY: all deps build release test test-only demo bench stress install generate clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build --build-tests
+
+release: deps
+	$(SWIFT) build -c release --static-swift-stdlib
+
+# Every test: unit, protocol and end-to-end (against the built binaries).
+test: build
+	@$(MAKE) --no-print-directory test-only
+
+test-only:
+	LIB_BIN_DIR=$(CURDIR)/$(DEBUG_BIN) scripts/with-test-session.sh $(SWIFT) test --skip-build
+
+demo: release
+	@scripts/demo.sh $(CURDIR)/$(RELEASE_BIN)
+
+bench: release
+	@bench/run.sh $(CURDIR)/$(RELEASE_BIN)
+
+# Long randomized trials, kept out of `make test`.
+stress: build
+	LIB_STRESS=1 LIB_BIN_DIR=$(CURDIR)/$(DEBUG_BIN) scripts/with-test-session.sh $(SWIFT) test --skip-build
+
+# Regenerates completions/ and man/ from the registry in the built binary.
+generate: build
+	scripts/generate-docs.sh $(DEBUG_BIN)/lib
+
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 0755 $(RELEASE_BIN)/lib $(RELEASE_BIN)/lib-server $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 man/lib.1 $(DESTDIR)$(PREFIX)/share/man/man1/lib.1
+	install -m 0644 completions/lib.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/lib
+	install -m 0644 completions/_lib $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_lib
+	install -m 0644 completions/lib.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/lib.fish
+
+clean:
+	rm -rf .build

@@ -1,0 +1,1 @@
+int csecret_placeholder(void);

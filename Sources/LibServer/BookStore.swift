@@ -1,0 +1,95 @@
+import Foundation
+import LibJSON
+import LibStore
+
+/// A book's current state: its document (nil once deleted), version and ETag.
+struct BookRecord: Sendable {
+    let id: String
+    let version: Int64
+    let etag: String
+    let document: JSONObject?
+
+    var exists: Bool { document != nil }
+}
+
+/// Books, their versions and who wrote each one. Every change bumps the
+/// version, makes a new ETag and appends to the history, in the caller's
+/// transaction.
+enum BookStore {
+    static func record(_ id: String, in db: Database) throws -> BookRecord? {
+        guard let row = try db.query("SELECT id, version, etag, document FROM books WHERE id = ?1", [.text(id)]).first else {
+            return nil
+        }
+        return try bookRecord(from: row)
+    }
+
+    /// Up to `limit` live books with ids after `after`, in id order, and the
+    /// id to continue after when there are more.
+    static func list(after: String?, limit: Int, in db: Database) throws -> (items: [BookRecord], next: String?) {
+        let rows = try db.query("""
+            SELECT id, version, etag, document FROM books
+            WHERE document IS NOT NULL AND id > ?1 ORDER BY id LIMIT ?2
+            """, [.text(after ?? ""), .integer(Int64(limit + 1))])
+        var items = try rows.map(bookRecord(from:))
+        var next: String?
+        if items.count > limit {
+            items.removeLast()
+            next = items.last?.id
+        }
+        return (items, next)
+    }
+
+    /// Writes a new version (a document, or nil to delete) and records who wrote it.
+    static func write(_ id: String, document: JSONObject?, by userID: String, in db: Database) throws -> BookRecord {
+        let previous = try record(id, in: db)
+        let version = (previous?.version ?? 0) + 1
+        let etag = "\"\(version)-\(Crypto.randomHex(bytes: 4))\""
+        let text = document.map { JSONValue.object($0).serialized() }
+        try db.run("""
+            INSERT INTO books (id, version, etag, document) VALUES (?1, ?2, ?3, ?4)
+            ON CONFLICT (id) DO UPDATE SET version = excluded.version, etag = excluded.etag, document = excluded.document
+            """, [.text(id), .integer(version), .text(etag), SQLValue(text)])
+        try db.run("INSERT INTO history (book_id, version, etag, updated_by, at, document) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                   [.text(id), .integer(version), .text(etag), .text(userID), .text(Timestamp.now()), SQLValue(text)])
+        return BookRecord(id: id, version: version, etag: etag, document: document)
+    }
+
+    static func history(_ id: String, in db: Database) throws -> [JSONValue] {
+        try db.query("SELECT version, etag, updated_by, at, document FROM history WHERE book_id = ?1 ORDER BY version",
+                     [.text(id)]).map { row in
+            let document: JSONValue = try row["document"].text.map { try JSONParser.parse($0) } ?? .null
+            return [
+                "version": .integer(row["version"].integer ?? 0),
+                "etag": .string(row["etag"].text ?? ""),
+                "updated_by": .string(row["updated_by"].text ?? ""),
+                "at": .string(row["at"].text ?? ""),
+                "document": document,
+            ]
+        }
+    }
+
+    private static func bookRecord(from row: Row) throws -> BookRecord {
+        let document = try row["document"].text.map { text -> JSONObject in
+            guard let object = try JSONParser.parse(text).objectValue else {
+                throw DatabaseError(extendedCode: 11, message: "stored book is not an object", path: nil)
+            }
+            return object
+        }
+        return BookRecord(id: row["id"].text ?? "", version: row["version"].integer ?? 0,
+                          etag: row["etag"].text ?? "", document: document)
+    }
+}
+
+/// RFC 3339 timestamps in UTC, as the history shows them.
+enum Timestamp {
+    static func now() -> String { string(from: Date()) }
+
+    static func string(from date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        let millis = Int((date.timeIntervalSince1970 - Double(seconds)) * 1000)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+                      parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec, millis)
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import LibHTTPServer
+import LibJSON
+import LibStore
+
+extension LibraryService {
+    private enum Reservation {
+        case proceed
+        case replay(RecordedAnswer)
+        case keyReusedWithAnotherRequest
+        case inFlight
+    }
+
+    /// `PUT` and `DELETE /v1/books/{id}`: checked in the order a client can
+    /// act on (role, key, precondition, document), then applied exactly once
+    /// per idempotency key, with the answer recorded in the same transaction.
+    func writeBook(_ request: HTTPRequest, user: User, id: String) throws -> HTTPReply {
+        let isDelete = request.method == "DELETE"
+        guard user.role == .librarian else {
+            throw ProblemError(.forbidden("\(user.username) is a reader: only librarians may change books"))
+        }
+        try requireValidID(id)
+        guard let key = request.headers["Idempotency-Key"] else {
+            throw ProblemError(.badRequest("Writes need an Idempotency-Key header (a unique value per write, reused for its retries)"))
+        }
+        guard IdempotencyLedger.isValidKey(key) else {
+            throw ProblemError(.badRequest("The Idempotency-Key must be 1 to 255 visible ASCII characters"))
+        }
+        let ifMatch = request.headers["If-Match"].map(ETagList.init)
+        let ifNoneMatch = request.headers["If-None-Match"].map(ETagList.init)
+        if isDelete && ifMatch == nil || !isDelete && ifMatch == nil && ifNoneMatch == nil {
+            let how = isDelete ? "If-Match: ETAG" : "If-Match: ETAG (to update) or If-None-Match: * (to create)"
+            throw ProblemError(Problem(status: 428, title: "Precondition Required",
+                                       detail: "Writes must say which version they change: send \(how)"))
+        }
+        if let ifNoneMatch, !ifNoneMatch.isWildcard || isDelete {
+            throw ProblemError(.badRequest("If-None-Match on a write may only be '*' on PUT (create)"))
+        }
+        var document: JSONObject?
+        if !isDelete {
+            let body = try jsonObject(request)
+            let problems = BookValidation.problems(in: body, id: id)
+            if !problems.isEmpty {
+                let detail = "The book is invalid: " + problems.map(\.sentence).joined(separator: "; ")
+                throw ProblemError(.unprocessable(detail, problems: problems))
+            }
+            document = BookValidation.normalized(body, id: id)
+        }
+
+        let requestHash = IdempotencyLedger.requestHash(method: request.method, path: request.path, body: request.body)
+        let slot = user.id + "\u{0}" + key
+        let reservation: Reservation = try state.withLock { state in
+            if let recorded = try IdempotencyLedger.recorded(user: user.id, key: key, in: state.db) {
+                return recorded.requestHash == requestHash ? .replay(recorded) : .keyReusedWithAnotherRequest
+            }
+            if state.keysInFlight.contains(slot) { return .inFlight }
+            state.keysInFlight.insert(slot)
+            return .proceed
+        }
+        switch reservation {
+        case .replay(let answer): return .respond(Self.response(for: answer, replayed: true))
+        case .keyReusedWithAnotherRequest:
+            throw ProblemError(.unprocessable("This Idempotency-Key was already used for a different request; use a new key for a new write"))
+        case .inFlight:
+            throw ProblemError(Problem(status: 409, title: "Conflict", detail: "A request with this Idempotency-Key is still being processed; retry later"))
+        case .proceed: break
+        }
+        defer { state.withLock { _ = $0.keysInFlight.remove(slot) } }
+
+        switch faults.fire(.beforeWrite, for: request)?.action {
+        case .dropBeforeWrite?: return .closeWithoutAnswer
+        case .delay(let ms)?: usleep(useconds_t(ms) * 1000)
+        default: break
+        }
+
+        let answer: RecordedAnswer = try state.withLock { state in
+            try state.db.write { db in
+                let answer = try Self.apply(id: id, document: document, ifMatch: ifMatch, by: user, hash: requestHash, in: db)
+                try IdempotencyLedger.record(user: user.id, key: key, answer: answer, in: db)
+                return answer
+            }
+        }
+        if faults.fire(.afterCommit, for: request)?.action == .dropAfterCommit { return .closeWithoutAnswer }
+        return .respond(Self.response(for: answer, replayed: false))
+    }
+
+    /// Checks the precondition against the current version and writes; the
+    /// outcome (2xx, 404 or 412) is what the key will replay.
+    private static func apply(id: String, document: JSONObject?, ifMatch: ETagList?, by user: User,
+                              hash: String, in db: Database) throws -> RecordedAnswer {
+        let current = try BookStore.record(id, in: db)
+        let live = current?.exists == true ? current : nil
+        if document == nil && live == nil {
+            return RecordedAnswer(requestHash: hash, status: 404, etag: nil,
+                                  body: Problem.notFound("There is no book '\(id)'").json.utf8Bytes)
+        }
+        let holds: Bool
+        if let ifMatch {
+            holds = live.map { ifMatch.matches($0.etag) } ?? false
+        } else {
+            holds = live == nil  // If-None-Match: *
+        }
+        guard holds else {
+            var problem = Problem(status: 412, title: "Precondition Failed",
+                                  detail: preconditionDetail(id: id, live: live, creating: ifMatch == nil))
+            problem.extra = [("current", live?.document.map { .object($0) } ?? .null),
+                             ("current_etag", live.map { .string($0.etag) } ?? .null)]
+            return RecordedAnswer(requestHash: hash, status: 412, etag: live?.etag, body: problem.json.utf8Bytes)
+        }
+        let written = try BookStore.write(id, document: document, by: user.id, in: db)
+        guard let document else { return RecordedAnswer(requestHash: hash, status: 204, etag: nil, body: []) }
+        return RecordedAnswer(requestHash: hash, status: live == nil ? 201 : 200, etag: written.etag,
+                              body: JSONValue.object(document).utf8Bytes)
+    }
+
+    private static func preconditionDetail(id: String, live: BookRecord?, creating: Bool) -> String {
+        if creating { return "Book '\(id)' already exists (version \(live?.etag ?? "?")); update it with If-Match instead" }
+        guard let live else { return "Book '\(id)' no longer exists: it was deleted" }
+        return "Book '\(id)' has changed since that version; its current version is \(live.etag)"
+    }
+
+    private static func response(for answer: RecordedAnswer, replayed: Bool) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        if !answer.body.isEmpty {
+            let isProblem = answer.status >= 400
+            headers.add("Content-Type", isProblem ? "application/problem+json" : "application/json")
+        }
+        if let etag = answer.etag { headers.add("ETag", etag) }
+        if replayed { headers.add("Idempotent-Replayed", "true") }
+        return HTTPResponse(status: answer.status, headers: headers, body: answer.body)
+    }
+}

@@ -1,0 +1,53 @@
+import CSodium
+
+/// The server's cryptography, all from libsodium: argon2id password hashes,
+/// random tokens and identifiers, SHA-256 digests.
+enum Crypto {
+    /// sodium_init is idempotent and thread-safe; called before any other use.
+    static let ready: Bool = sodium_init() >= 0
+
+    /// An argon2id hash string (with its salt and parameters) for storage.
+    static func hashPassword(_ password: String) -> String? {
+        guard ready else { return nil }
+        var out = [CChar](repeating: 0, count: Int(crypto_pwhash_STRBYTES))
+        let length = UInt64(password.utf8.count)
+        let rc = password.withCString { pw in
+            crypto_pwhash_str(&out, pw, length, UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE), Int(crypto_pwhash_MEMLIMIT_INTERACTIVE))
+        }
+        guard rc == 0 else { return nil }
+        return String(decoding: out.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func verifyPassword(_ password: String, hash: String) -> Bool {
+        guard ready else { return false }
+        let length = UInt64(password.utf8.count)
+        return hash.withCString { h in
+            password.withCString { pw in crypto_pwhash_str_verify(h, pw, length) == 0 }
+        }
+    }
+
+    static func randomHex(bytes count: Int) -> String {
+        _ = ready
+        var bytes = [UInt8](repeating: 0, count: count)
+        randombytes_buf(&bytes, count)
+        return hex(bytes)
+    }
+
+    static func sha256Hex(_ data: [UInt8]) -> String {
+        _ = ready
+        var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
+        crypto_hash_sha256(&digest, data, UInt64(data.count))
+        return hex(digest)
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

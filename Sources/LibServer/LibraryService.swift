@@ -1,0 +1,152 @@
+import Foundation
+import LibHTTPServer
+import LibJSON
+import LibStore
+
+/// The database and the writes in flight, reached only under one lock so that
+/// "is this key recorded or in flight?" and "commit and record it" never
+/// interleave.
+final class ServerState {
+    let db: Database
+    var keysInFlight: Set<String> = []
+    init(db: Database) { self.db = db }
+}
+
+/// Protocol v1 (docs/PROTOCOL.md): turns each HTTP request into its answer.
+public final class LibraryService: Sendable {
+    let state: Locked<ServerState>
+    let faults: FaultInjector
+    let allowsFaultControl: Bool
+    /// argon2id takes ~64 MB and tens of milliseconds per hash: a few at a time.
+    let passwordChecks = DispatchSemaphore(value: 2)
+    let log: @Sendable (String) -> Void
+
+    public init(database: Database, faults: [FaultRule] = [], allowsFaultControl: Bool = false,
+                log: @escaping @Sendable (String) -> Void = { _ in }) {
+        state = Locked(ServerState(db: database))
+        self.faults = FaultInjector(faults)
+        self.allowsFaultControl = allowsFaultControl
+        self.log = log
+    }
+
+    public func handle(_ request: HTTPRequest) -> HTTPReply {
+        let started = Date()
+        let reply = route(request)
+        if case .respond(let response) = reply {
+            log("\(request.method) \(request.target) \(response.status) \(Int(Date().timeIntervalSince(started) * 1000))ms")
+        }
+        return reply
+    }
+
+    private func route(_ request: HTTPRequest) -> HTTPReply {
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if segments.count >= 2, segments[1] == "_test" {
+            return allowsFaultControl ? faultControl(request) : .respond(Problem.notFound("No such route: \(request.path)").response)
+        }
+        let isWrite = (request.method == "PUT" || request.method == "DELETE") && segments.count == 4 && segments[2] == "books"
+        if let fault = faults.fire(.start(isWrite: isWrite), for: request) {
+            switch fault.action {
+            case .status(let code):
+                var problem = Problem(status: code, title: Self.reason(code), detail: "The server was told to answer \(code) (fault injection)")
+                if let seconds = fault.retryAfter { problem.headers.append(("Retry-After", String(seconds))) }
+                return .respond(problem.response)
+            case .delay(let ms): usleep(useconds_t(ms) * 1000)
+            default: break
+            }
+        }
+        let reply = dispatch(request, segments: segments)
+        if case .respond(let response) = reply, faults.fire(.answer, for: request)?.action == .truncate {
+            // The head and half of the body: the answer is cut mid-way.
+            return .truncate(response, afterBytes: response.serializedHeadLength + response.body.count / 2)
+        }
+        return reply
+    }
+
+    private func dispatch(_ request: HTTPRequest, segments: [String]) -> HTTPReply {
+        // segments[0] is the empty string before the first "/".
+        let route = Array(segments.dropFirst())
+        let method = request.method
+        let bookID = route.count >= 3 && route[0] == "v1" && route[1] == "books" ? route[2] : nil
+        do {
+            if route == ["v1", "sessions"], method == "POST" { return .respond(try login(request)) }
+            if route == ["v1", "sessions", "current"], method == "DELETE" {
+                return .respond(try withUser(request) { try logout(request, $0) })
+            }
+            if route == ["v1", "me"], method == "GET" { return .respond(try withUser(request) { .json(200, $0.json) }) }
+            if route == ["v1", "books"], method == "GET" { return .respond(try withUser(request) { _ in try listBooks(request) }) }
+            if let id = bookID, route.count == 3, method == "GET" {
+                return .respond(try withUser(request) { _ in try getBook(request, id: id) })
+            }
+            if let id = bookID, route.count == 4, route[3] == "history", method == "GET" {
+                return .respond(try withUser(request) { _ in try history(id: id) })
+            }
+            if let id = bookID, route.count == 3, method == "PUT" || method == "DELETE" {
+                guard let user = try authenticate(request) else { return .respond(unauthorized(request).response) }
+                return try writeBook(request, user: user, id: id)
+            }
+            return .respond(Self.unknownRoute(request, route).response)
+        } catch let problem as ProblemError {
+            return .respond(problem.problem.response)
+        } catch {
+            log("error: \(request.method) \(request.path): \(error)")
+            return .respond(Problem(status: 500, title: "Internal Server Error", detail: "The server failed: \(error)").response)
+        }
+    }
+
+    static let missingToken = "Send 'Authorization: Bearer TOKEN' with a token from POST /v1/sessions"
+
+    /// The user behind the request's bearer token, or nil.
+    func authenticate(_ request: HTTPRequest) throws -> User? {
+        guard let token = Self.bearerToken(request) else { return nil }
+        return try state.withLock { try UserDirectory.user(forToken: token, in: $0.db) }
+    }
+
+    private func withUser(_ request: HTTPRequest, _ body: (User) throws -> HTTPResponse) throws -> HTTPResponse {
+        guard let user = try authenticate(request) else { return unauthorized(request).response }
+        return try body(user)
+    }
+
+    private func unauthorized(_ request: HTTPRequest) -> Problem {
+        Problem.unauthorized(Self.bearerToken(request) == nil
+            ? Self.missingToken : "The token is not valid (unknown or revoked): sign in again")
+    }
+
+    static func bearerToken(_ request: HTTPRequest) -> String? {
+        guard let header = request.headers["Authorization"] else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+
+    private static func unknownRoute(_ request: HTTPRequest, _ route: [String]) -> Problem {
+        let allowed: [String]
+        switch route {
+        case ["v1", "sessions"]: allowed = ["POST"]
+        case ["v1", "sessions", "current"]: allowed = ["DELETE"]
+        case ["v1", "me"], ["v1", "books"]: allowed = ["GET"]
+        case let r where r.count == 3 && r[0] == "v1" && r[1] == "books": allowed = ["GET", "PUT", "DELETE"]
+        case let r where r.count == 4 && r[0] == "v1" && r[1] == "books" && r[3] == "history": allowed = ["GET"]
+        default: return Problem.notFound("No such route: \(request.path)")
+        }
+        return Problem(status: 405, title: "Method Not Allowed", detail: "\(request.path) accepts \(allowed.joined(separator: ", ")), not \(request.method)",
+                       headers: [("Allow", allowed.joined(separator: ", "))])
+    }
+
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 429: return "Too Many Requests"
+        case 500: return "Internal Server Error"
+        case 502: return "Bad Gateway"
+        case 503: return "Service Unavailable"
+        case 504: return "Gateway Timeout"
+        default: return "Error"
+        }
+    }
+}
+
+/// A problem answer thrown from deep in a route.
+struct ProblemError: Error {
+    let problem: Problem
+    init(_ problem: Problem) { self.problem = problem }
+}

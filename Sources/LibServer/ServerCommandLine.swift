@@ -1,0 +1,128 @@
+import Foundation
+import LibHTTPServer
+import LibStore
+
+/// `lib-server`'s command line: serve, or add a user.
+public enum ServerCommandLine {
+    static let usage = """
+        usage: lib-server --db PATH [--listen HOST:PORT] [--demo] [--fault SPEC]... [--fault-control] [--verbose]
+               lib-server user add NAME [--role librarian|reader] --db PATH   (password on stdin)
+
+        Serves protocol v1 (docs/PROTOCOL.md). The first line on stdout is
+        'listening on http://HOST:PORT'; --listen 127.0.0.1:0 picks a free port.
+        Faults for tests (docs/FAULTS.md) also come from LIB_SERVER_FAULTS.
+        """
+
+    struct UsageError: Error { let message: String }
+
+    /// Runs the command and returns the process's exit status.
+    public static func main(_ arguments: [String], environment: [String: String]) -> Int32 {
+        do {
+            if arguments.first == "user" { return try addUser(Array(arguments.dropFirst())) }
+            return try serve(arguments, environment: environment)
+        } catch let error as UsageError {
+            FileHandle.standardError.write(Data("lib-server: \(error.message)\n\n\(usage)\n".utf8))
+            return 2
+        } catch {
+            FileHandle.standardError.write(Data("lib-server: \(error)\n".utf8))
+            return 1
+        }
+    }
+
+    private static func serve(_ arguments: [String], environment: [String: String]) throws -> Int32 {
+        var database: String?
+        var listen = "127.0.0.1:8080"
+        var demo = false, faultControl = false, verbose = false
+        var faults = try usage { try FaultRule.parseList(environment["LIB_SERVER_FAULTS"] ?? "") }
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--db": database = try value(for: argument, from: &rest)
+            case "--listen": listen = try value(for: argument, from: &rest)
+            case "--demo": demo = true
+            case "--fault":
+                let text = try value(for: argument, from: &rest)
+                faults.append(try usage { try FaultRule(parsing: text) })
+            case "--fault-control": faultControl = true
+            case "--verbose", "-v": verbose = true
+            case "--help", "-h": print(usage); return 0
+            case "--version": print("lib-server 0.1.0"); return 0
+            default: throw UsageError(message: "unknown argument '\(argument)'")
+            }
+        }
+        guard let database else { throw UsageError(message: "--db PATH is required") }
+        let (host, port) = try parseListen(listen)
+
+        let db = try ServerDatabase.open(path: database, demo: demo)
+        var log: @Sendable (String) -> Void = { _ in }
+        if verbose { log = { line in FileHandle.standardError.write(Data("\(line)\n".utf8)) } }
+        let service = LibraryService(database: db, faults: faults, allowsFaultControl: faultControl, log: log)
+        let server = HTTPServer(handler: service.handle)
+        let boundPort = try server.bind(host: host, port: port)
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        // Unbuffered: whoever started the server waits for this line.
+        FileHandle.standardOutput.write(Data("listening on http://\(shownHost):\(boundPort)\n".utf8))
+        if !faults.isEmpty {
+            FileHandle.standardError.write(Data("lib-server: faults in force: \(faults.map(\.description).joined(separator: "; "))\n".utf8))
+        }
+
+        let signals = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { server.stop() }
+            source.resume()
+            return source
+        }
+        server.run()
+        signals.forEach { $0.cancel() }
+        return 0
+    }
+
+    private static func addUser(_ arguments: [String]) throws -> Int32 {
+        guard arguments.first == "add" else { throw UsageError(message: "unknown command 'user \(arguments.first ?? "")'; did you mean 'user add'?") }
+        var name: String?, database: String?
+        var role = Role.reader
+        var rest = arguments.dropFirst()
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--db": database = try value(for: argument, from: &rest)
+            case "--role":
+                let text = try value(for: argument, from: &rest)
+                guard let r = Role(rawValue: text) else { throw UsageError(message: "unknown role '\(text)' (librarian or reader)") }
+                role = r
+            default:
+                if argument.hasPrefix("-") || name != nil { throw UsageError(message: "unknown argument '\(argument)'") }
+                name = argument
+            }
+        }
+        guard let name else { throw UsageError(message: "user add needs a NAME") }
+        guard let database else { throw UsageError(message: "--db PATH is required") }
+        var password = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        if password.hasSuffix("\n") { password.removeLast() }
+        guard !password.isEmpty else { throw UsageError(message: "give the password on standard input") }
+        let db = try ServerDatabase.open(path: database)
+        try ServerDatabase.addUser(name, password: password, role: role, in: db)
+        print("Added \(role.rawValue) \(name)")
+        return 0
+    }
+
+    /// A fault spelled wrong is a usage error, like any other bad argument.
+    private static func usage<T>(_ parse: () throws -> T) throws -> T {
+        do { return try parse() } catch let error as FaultRuleError { throw UsageError(message: error.description) }
+    }
+
+    private static func value(for option: String, from rest: inout ArraySlice<String>) throws -> String {
+        guard let value = rest.popFirst() else { throw UsageError(message: "\(option) needs a value") }
+        return value
+    }
+
+    static func parseListen(_ text: String) throws -> (String, Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            throw UsageError(message: "--listen wants HOST:PORT, as in 127.0.0.1:8080 or [::1]:0, not '\(text)'")
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { throw UsageError(message: "--listen needs a host, as in 127.0.0.1:\(port)") }
+        return (host, port)
+    }
+}

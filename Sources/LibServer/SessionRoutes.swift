@@ -1,0 +1,57 @@
+import LibHTTPServer
+import LibJSON
+
+extension LibraryService {
+    /// A hash to check against when the user does not exist, so that a wrong
+    /// name and a wrong password take the same time.
+    private static let decoyHash: String = Crypto.hashPassword("decoy password") ?? ""
+
+    /// `POST /v1/sessions` `{"username","password"}` → 201 `{"token","account"}`.
+    func login(_ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try jsonObject(request)
+        guard let username = body["username"]?.stringValue, let password = body["password"]?.stringValue else {
+            throw ProblemError(.badRequest("The body must be {\"username\": STRING, \"password\": STRING}"))
+        }
+        let found = try state.withLock { try UserDirectory.credentials(for: username, in: $0.db) }
+        passwordChecks.wait()
+        let valid = Crypto.verifyPassword(password, hash: found?.1 ?? Self.decoyHash)
+        passwordChecks.signal()
+        guard let user = found?.0, valid else {
+            return Problem.unauthorized("Wrong user name or password").response
+        }
+        let token = try state.withLock { try UserDirectory.startSession(for: user, in: $0.db) }
+        return .json(201, ["token": .string(token), "account": user.json])
+    }
+
+    /// `DELETE /v1/sessions/current`: the token stops working at once.
+    func logout(_ request: HTTPRequest, _ user: User) throws -> HTTPResponse {
+        if let token = Self.bearerToken(request) {
+            try state.withLock { try UserDirectory.revokeSession(token: token, in: $0.db) }
+        }
+        return HTTPResponse(status: 204)
+    }
+
+    /// The request body as a JSON object, or a 400/415 problem saying why not.
+    func jsonObject(_ request: HTTPRequest) throws -> JSONObject {
+        if let type = request.headers["Content-Type"], !Self.isJSON(type) {
+            throw ProblemError(Problem(status: 415, title: "Unsupported Media Type", detail: "Send the body as application/json, not \(type)"))
+        }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(request.body)
+        } catch {
+            throw ProblemError(.badRequest("The body is not valid JSON: \(error)"))
+        }
+        guard let object = value.objectValue else {
+            throw ProblemError(.unprocessable("The body must be a JSON object, not \(value.typeName)"))
+        }
+        return object
+    }
+
+    static func isJSON(_ contentType: String) -> Bool {
+        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        return mediaType == "application/json" || mediaType.hasSuffix("+json")
+    }
+}
+
+import Foundation

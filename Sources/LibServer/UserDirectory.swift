@@ -1,0 +1,83 @@
+import Foundation
+import LibStore
+
+/// Users, their password hashes and their sessions. Tokens are random and
+/// only their SHA-256 is stored, so the database never holds a usable token.
+enum UserDirectory {
+    enum AddUserError: Error, CustomStringConvertible {
+        case invalidName(String)
+        case exists(String)
+        case passwordHashFailed
+
+        var description: String {
+            switch self {
+            case .invalidName(let name): return "invalid user name '\(name)': use 1–64 letters, digits, '.', '_' or '-'"
+            case .exists(let name): return "user '\(name)' already exists"
+            case .passwordHashFailed: return "could not hash the password"
+            }
+        }
+    }
+
+    static func isValidUsername(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 64 && name.unicodeScalars.allSatisfy {
+            CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._-".unicodeScalars.contains($0)
+        }
+    }
+
+    /// Adds a user with a freshly hashed password. The id is random so that a
+    /// user re-created under the same name is a different identity.
+    @discardableResult
+    static func addUser(_ name: String, password: String, role: Role, in db: Database) throws -> User {
+        guard isValidUsername(name) else { throw AddUserError.invalidName(name) }
+        guard let hash = Crypto.hashPassword(password) else { throw AddUserError.passwordHashFailed }
+        let user = User(id: "u-" + Crypto.randomHex(bytes: 6), username: name, role: role)
+        try db.write { db in
+            if try db.scalar("SELECT 1 FROM users WHERE username = ?1", [.text(name)]) != nil {
+                throw AddUserError.exists(name)
+            }
+            try db.run("INSERT INTO users (id, username, role, password_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                       [.text(user.id), .text(name), .text(role.rawValue), .text(hash), .real(Date().timeIntervalSince1970)])
+        }
+        return user
+    }
+
+    static func userExists(_ name: String, in db: Database) throws -> Bool {
+        try db.scalar("SELECT 1 FROM users WHERE username = ?1", [.text(name)]) != nil
+    }
+
+    /// The user and their password hash, for a login attempt.
+    static func credentials(for name: String, in db: Database) throws -> (User, String)? {
+        guard let row = try db.query("SELECT id, username, role, password_hash FROM users WHERE username = ?1", [.text(name)]).first,
+              let user = user(from: row), let hash = row["password_hash"].text
+        else { return nil }
+        return (user, hash)
+    }
+
+    /// Makes a session for the user; returns the token, shown only this once.
+    static func startSession(for user: User, in db: Database) throws -> String {
+        let token = "lbt_" + Crypto.randomHex(bytes: 32)
+        try db.run("INSERT INTO sessions (token_hash, user_id, created_at) VALUES (?1, ?2, ?3)",
+                   [.text(Crypto.sha256Hex(Array(token.utf8))), .text(user.id), .real(Date().timeIntervalSince1970)])
+        return token
+    }
+
+    /// The user a live token belongs to, or nil for an unknown or revoked one.
+    static func user(forToken token: String, in db: Database) throws -> User? {
+        let rows = try db.query("""
+            SELECT u.id, u.username, u.role FROM sessions s JOIN users u ON u.id = s.user_id
+            WHERE s.token_hash = ?1 AND s.revoked_at IS NULL
+            """, [.text(Crypto.sha256Hex(Array(token.utf8)))])
+        return rows.first.flatMap(user(from:))
+    }
+
+    static func revokeSession(token: String, in db: Database) throws {
+        try db.run("UPDATE sessions SET revoked_at = ?2 WHERE token_hash = ?1 AND revoked_at IS NULL",
+                   [.text(Crypto.sha256Hex(Array(token.utf8))), .real(Date().timeIntervalSince1970)])
+    }
+
+    private static func user(from row: Row) -> User? {
+        guard let id = row["id"].text, let name = row["username"].text,
+              let role = row["role"].text.flatMap(Role.init(rawValue:)) else { return nil }
+        return User(id: id, username: name, role: role)
+    }
+}

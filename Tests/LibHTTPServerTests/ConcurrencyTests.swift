@@ -1,0 +1,104 @@
+import Foundation
+import LibHTTPServer
+import Testing
+import TestSupport
+
+/// Collects failures from many threads.
+private final class FailureLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var messages: [String] = []
+    private var successes = 0
+    func fail(_ message: String) { lock.lock(); messages.append(message); lock.unlock() }
+    func succeed() { lock.lock(); successes += 1; lock.unlock() }
+    var snapshot: (failures: [String], successes: Int) { lock.lock(); defer { lock.unlock() }; return (messages, successes) }
+}
+
+@Suite struct ConcurrencyTests {
+    @Test func twoHundredKeepAliveClientsTwentyRequestsEach() throws {
+        let server = try TestServer()
+        let clientCount = 200, requestsEach = 20
+        // All connections are open at once before any request is sent.
+        let clients = try (0..<clientCount).map { _ in try server.client(timeout: 20) }
+        let log = FailureLog()
+        let group = DispatchGroup()
+        for (index, client) in clients.enumerated() {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                var remote: String?
+                for request in 0..<requestsEach {
+                    do {
+                        let response = try client.request("POST", "/c/\(index)?r=\(request)", body: "\(index)-\(request)")
+                        let expected = "POST /c/\(index)?r=\(request)\n\(index)-\(request)"
+                        guard response.status == 200, response.text == expected else {
+                            log.fail("client \(index) request \(request): \(response.status) \(response.text)")
+                            return
+                        }
+                        if remote == nil { remote = response.header("X-Remote") }
+                        guard response.header("X-Remote") == remote else {
+                            log.fail("client \(index) changed connection")
+                            return
+                        }
+                        log.succeed()
+                    } catch {
+                        log.fail("client \(index) request \(request): \(error)")
+                        return
+                    }
+                }
+            }
+        }
+        #expect(group.wait(timeout: .now() + 25) == .success)
+        let result = log.snapshot
+        #expect(result.failures.isEmpty, "\(result.failures.prefix(5))")
+        #expect(result.successes == clientCount * requestsEach)
+    }
+
+    @Test func connectionsBeyondTheLimitGet503() throws {
+        var limits = HTTPServerLimits()
+        limits.maxConnections = 2
+        let server = try TestServer(limits: limits)
+        let first = try server.client(), second = try server.client()
+        #expect(try first.request("GET", "/1").status == 200)
+        #expect(try second.request("GET", "/2").status == 200)
+
+        let third = try server.client()
+        let refused = try third.request("GET", "/3")
+        #expect(refused.status == 503)
+        #expect(refused.header("Retry-After") == "1")
+        #expect(refused.header("Connection") == "close")
+        #expect(refused.header("Content-Type") == "application/problem+json")
+        #expect(refused.text.hasPrefix(#"{"type":"about:blank","title":"Service Unavailable","status":503,"#))
+        #expect(third.isClosedByPeer())
+
+        // A slot frees up when a client leaves.
+        first.close()
+        var status = 0
+        let deadline = Date().addingTimeInterval(3)
+        while status != 200 && Date() < deadline {
+            status = (try? server.client().request("GET", "/4").status) ?? 0
+            if status != 200 { usleep(20_000) }
+        }
+        #expect(status == 200)
+    }
+
+    @Test func handlerRunsConcurrently() throws {
+        // Twenty requests that each sleep 300 ms take 6 s one after another.
+        let server = try TestServer()
+        let group = DispatchGroup()
+        let log = FailureLog()
+        let start = Date()
+        for _ in 0..<20 {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                do {
+                    let response = try server.client().request("GET", "/sleep/300")
+                    if response.status == 200 { log.succeed() } else { log.fail("\(response.status)") }
+                } catch { log.fail("\(error)") }
+            }
+        }
+        #expect(group.wait(timeout: .now() + 10) == .success)
+        #expect(log.snapshot.successes == 20)
+        #expect(Date().timeIntervalSince(start) < 3)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import LibJSON
+import Testing
+import TestSupport
+
+@Suite struct IdempotencyProtocolTests {
+    @Test func replayReturnsTheSameAnswerWithoutWritingAgain() throws {
+        let demo = try DemoServer()
+        let alice = try demo.signIn("alice")
+        let etag = try alice.etag(of: "b-7")
+        let body = #"{"title":"Dune","copies":9}"#
+        let first = try alice.put("b-7", body, ifMatch: etag, key: "key-1")
+        let replay = try alice.put("b-7", body, ifMatch: etag, key: "key-1")
+        #expect(first.status == 200)
+        #expect(replay.status == 200)
+        #expect(replay.header("ETag") == first.header("ETag"))
+        #expect(replay.body == first.body)
+        #expect(replay.header("Idempotent-Replayed") == "true")
+        #expect(try demo.history("b-7", as: alice).count == 2, "one write, not two")
+    }
+
+    @Test func keyReusedWithAnotherBodyIs422() throws {
+        let demo = try DemoServer()
+        let alice = try demo.signIn("alice")
+        let etag = try alice.etag(of: "b-7")
+        #expect(try alice.put("b-7", #"{"title":"A"}"#, ifMatch: etag, key: "key-1").status == 200)
+        let reused = try alice.put("b-7", #"{"title":"B"}"#, ifMatch: etag, key: "key-1")
+        #expect(reused.status == 422)
+        #expect(reused.problemDetail.contains("already used for a different request"))
+        #expect(try alice.get("/v1/books/b-7").json?["title"] == "A")
+    }
+
+    @Test func sameKeyFromAnotherUserIsANewWrite() throws {
+        let demo = try DemoServer()
+        let alice = try demo.signIn("alice")
+        let bob = try demo.signIn("bob")
+        let first = try alice.put("b-7", #"{"title":"A"}"#, ifMatch: try alice.etag(of: "b-7"), key: "shared-key")
+        let second = try bob.put("b-7", #"{"title":"A"}"#, ifMatch: try first.header("ETag").unwrap(), key: "shared-key")
+        #expect(second.status == 200)
+        #expect(second.header("Idempotent-Replayed") == nil)
+        let writers = try demo.history("b-7", as: alice).dropFirst().map { $0["updated_by"]?.stringValue }
+        #expect(writers == [alice.userID, bob.userID])
+    }
+
+    @Test func replayOfA412IsThe412() throws {
+        let demo = try DemoServer()
+        let alice = try demo.signIn("alice")
+        let first = try alice.put("b-7", #"{"title":"A"}"#, ifMatch: "\"0-stale\"", key: "k")
+        let again = try alice.put("b-7", #"{"title":"A"}"#, ifMatch: "\"0-stale\"", key: "k")
+        #expect(first.status == 412)
+        #expect(again.status == 412)
+        #expect(again.body == first.body)
+    }
+
+    @Test func secondRequestWhileTheFirstIsInFlightIs409() throws {
+        let demo = try DemoServer(extraArguments: ["--fault", "delay=1500,method=PUT,times=1"])
+        let alice = try demo.signIn("alice")
+        let etag = try alice.etag(of: "b-7")
+        let body = #"{"title":"Slow"}"#
+        let firstStatus = Box<Int>()
+        let thread = Thread {
+            let status = (try? alice.put("b-7", body, ifMatch: etag, key: "slow-key").status) ?? -1
+            firstStatus.set(status)
+        }
+        thread.start()
+        usleep(400_000)
+        let other = try demo.signIn("alice")
+        let second = try SignedInClient(client: other.client, token: alice.token, userID: alice.userID)
+            .put("b-7", body, ifMatch: etag, key: "slow-key")
+        #expect(second.status == 409)
+        while firstStatus.get() == nil { usleep(20_000) }
+        #expect(firstStatus.get() == 200)
+        let third = try other.put("b-7", body, ifMatch: etag, key: "slow-key")
+        #expect(third.status == 200)
+        #expect(third.header("Idempotent-Replayed") == "true")
+        #expect(try demo.history("b-7", as: alice).count == 2)
+    }
+}
+
+extension Optional {
+    func unwrap(sourceLocation: SourceLocation = #_sourceLocation) throws -> Wrapped {
+        try #require(self, sourceLocation: sourceLocation)
+    }
+}
+
+final class Box<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: T?
+    func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
+    func get() -> T? { lock.lock(); defer { lock.unlock() }; return value }
+}
