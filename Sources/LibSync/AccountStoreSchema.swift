@@ -1,0 +1,61 @@
+import LibStore
+
+/// The migrations of an account's store: its cache and its outbox. Append only.
+enum AccountStoreSchema {
+    static var migrator: Migrator {
+        var m = Migrator()
+        m.register("001-cache", sql: """
+            CREATE TABLE documents (
+                path TEXT PRIMARY KEY NOT NULL,   -- 'books/b-7'
+                body TEXT NOT NULL,               -- the JSON document as the server sent it
+                etag TEXT,
+                fetched_at REAL NOT NULL,         -- when the body was last received (unix seconds)
+                validated_at REAL NOT NULL        -- when the server last said it was current (200 or 304)
+            ) WITHOUT ROWID;
+            CREATE TABLE collections (
+                path TEXT PRIMARY KEY NOT NULL,   -- 'books'
+                members TEXT NOT NULL,            -- member paths, one per line, in the server's order
+                fetched_at REAL NOT NULL
+            ) WITHOUT ROWID;
+            """)
+        m.register("002-outbox", sql: """
+            CREATE TABLE outbox (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,     -- the order writes are sent in
+                path TEXT NOT NULL,
+                method TEXT NOT NULL CHECK (method IN ('PUT', 'DELETE')),
+                create_only INTEGER NOT NULL DEFAULT 0,    -- PUT with If-None-Match: *
+                body TEXT,                                 -- the new document (NULL for DELETE)
+                base_body TEXT,                            -- the document the edit was made against
+                base_etag TEXT,                            -- ... and its ETag
+                if_match TEXT,                             -- the precondition to send: base_etag, or the ETag
+                                                           -- the server gave the previous write of this path
+                idempotency_key TEXT NOT NULL UNIQUE,
+                status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'conflict', 'rejected')),
+                attempts INTEGER NOT NULL DEFAULT 0,       -- requests started (counted before each is sent)
+                last_error TEXT,
+                theirs_body TEXT,                          -- conflict: the server's current document (NULL: deleted)
+                theirs_etag TEXT,
+                problem TEXT,                              -- rejected: the server's problem detail
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL
+            );
+            CREATE INDEX outbox_by_path ON outbox (path, seq);
+            -- Counts kept by triggers, so that `lib status` reads one row per
+            -- status however long the outbox is.
+            CREATE TABLE outbox_counts (status TEXT PRIMARY KEY NOT NULL, n INTEGER NOT NULL) WITHOUT ROWID;
+            INSERT INTO outbox_counts VALUES ('pending', 0), ('conflict', 0), ('rejected', 0);
+            CREATE TRIGGER outbox_counts_insert AFTER INSERT ON outbox BEGIN
+                UPDATE outbox_counts SET n = n + 1 WHERE status = NEW.status;
+            END;
+            CREATE TRIGGER outbox_counts_delete AFTER DELETE ON outbox BEGIN
+                UPDATE outbox_counts SET n = n - 1 WHERE status = OLD.status;
+            END;
+            CREATE TRIGGER outbox_counts_update AFTER UPDATE OF status ON outbox WHEN OLD.status <> NEW.status BEGIN
+                UPDATE outbox_counts SET n = n - 1 WHERE status = OLD.status;
+                UPDATE outbox_counts SET n = n + 1 WHERE status = NEW.status;
+            END;
+            CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
+            """)
+        return m
+    }
+}
