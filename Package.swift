@@ -30,6 +30,7 @@ let package = Package(
 
         // The client.
         .target(name: "LibNet", dependencies: ["CCurl", "LibJSON"]),
+        .target(name: "LibAccounts"),
         .target(name: "LibKeyring", dependencies: ["CSecret"]),
         .target(name: "LibSync", dependencies: ["LibStore", "LibJSON"]),
         .target(name: "LibCLI"),
@@ -45,5 +46,6 @@ let package = Package(
         .testTarget(name: "LibNetTests", dependencies: ["LibNet", "TestSupport"]),
         .testTarget(name: "LibKeyringTests", dependencies: ["LibKeyring", "TestSupport"]),
         .testTarget(name: "LibSyncTests", dependencies: ["LibSync", "TestSupport"]),
+        .testTarget(name: "LibAccountsTests", dependencies: ["LibAccounts", "TestSupport"]),
     ]
 )

@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The list of signed-in accounts and which one is current, kept in two
+/// small files under the config directory so that `lib status` reads them
+/// without SQLite: `accounts` (one account a line: name, origin, user id,
+/// user name, separated by tabs) and `current` (a name).
+public struct AccountIndex: Sendable, Equatable {
+    public var accounts: [Account]
+    public var currentName: String?
+
+    public init(accounts: [Account] = [], currentName: String? = nil) {
+        self.accounts = accounts
+        self.currentName = currentName
+    }
+
+    public var current: Account? { accounts.first { $0.name == currentName } }
+
+    public func account(named name: String) -> Account? { accounts.first { $0.name == name } }
+
+    /// Adds the account, replacing one with the same name, and makes it current.
+    public mutating func add(_ account: Account) {
+        accounts.removeAll { $0.name == account.name }
+        accounts.append(account)
+        currentName = account.name
+    }
+
+    /// Removes the account; the current account moves to the first one left, or none.
+    public mutating func remove(named name: String) {
+        accounts.removeAll { $0.name == name }
+        if currentName == name || current == nil { currentName = accounts.first?.name }
+    }
+
+    // MARK: Files
+
+    public static func load(from configDirectory: String) throws(AccountFileError) -> AccountIndex {
+        let list = try PrivateFile.read(configDirectory + "/accounts") ?? ""
+        var accounts: [Account] = []
+        for line in list.split(separator: "\n") {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count >= 4, let origin = try? ServerOrigin(parsing: fields[1]) else {
+                throw AccountFileError.malformed(path: configDirectory + "/accounts", line: String(line))
+            }
+            accounts.append(Account(origin: origin, userID: fields[2], username: fields[3]))
+        }
+        let current = try PrivateFile.read(configDirectory + "/current")?.split(separator: "\n").first.map(String.init)
+        return AccountIndex(accounts: accounts, currentName: current)
+    }
+
+    public func save(to configDirectory: String) throws(AccountFileError) {
+        try PrivateFile.makeDirectory(configDirectory)
+        let list = accounts.map { "\($0.name)\t\($0.origin)\t\($0.userID)\t\($0.username)\n" }.joined()
+        try PrivateFile.writeAtomically(configDirectory + "/accounts", list)
+        try PrivateFile.writeAtomically(configDirectory + "/current", currentName.map { $0 + "\n" } ?? "")
+    }
+}

@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why an account file could not be read or written, naming the file.
+public enum AccountFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    case io(path: String, operation: String, reason: String)
+    case malformed(path: String, line: String)
+
+    public var description: String {
+        switch self {
+        case .io(let path, let operation, let reason): return "Cannot \(operation) \(path): \(reason)"
+        case .malformed(let path, let line): return "\(path) is damaged (line '\(line)'): fix or remove that line"
+        }
+    }
+}
+
+/// Small files and directories only their owner can read (0600 / 0700,
+/// whatever the umask), written atomically (temporary file, fsync, rename).
+public enum PrivateFile {
+    static func failure(_ path: String, _ operation: String) -> AccountFileError {
+        .io(path: path, operation: operation, reason: String(cString: strerror(errno)))
+    }
+
+    /// The file's text, or nil when it does not exist.
+    public static func read(_ path: String) throws(AccountFileError) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw failure(path, "read")
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = Glibc.read(fd, &buffer, buffer.count)
+            if n < 0 { if errno == EINTR { continue }; throw failure(path, "read") }
+            if n == 0 { break }
+            bytes += buffer[..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    public static func writeAtomically(_ path: String, _ text: String) throws(AccountFileError) {
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw failure(path, "write") }
+        fchmod(fd, 0o600)
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let error = failure(path, "write")
+                close(fd); unlink(temporary)
+                throw error
+            }
+            written += n
+        }
+        if fsync(fd) != 0 {
+            let error = failure(path, "write")
+            close(fd); unlink(temporary)
+            throw error
+        }
+        close(fd)
+        if rename(temporary, path) != 0 {
+            let error = failure(path, "write")
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Makes the directory and any missing parents, each 0700.
+    public static func makeDirectory(_ path: String) throws(AccountFileError) {
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            current += "/" + component
+            if mkdir(current, 0o700) == 0 {
+                chmod(current, 0o700)
+            } else if errno != EEXIST {
+                throw failure(current, "create directory")
+            }
+        }
+        chmod(path, 0o700)
+    }
+}

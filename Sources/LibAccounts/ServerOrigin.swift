@@ -1,0 +1,84 @@
+/// A server's origin (RFC 6454): scheme, host and port, normalized so that
+/// `HTTP://Example.org:80/` and `http://example.org` are the same server.
+public struct ServerOrigin: Sendable, Hashable, CustomStringConvertible {
+    public let scheme: String
+    /// Lower-case; an IPv6 literal without brackets.
+    public let host: String
+    public let port: Int
+
+    public enum ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        case notAURL(String)
+        case unsupportedScheme(String)
+        case hasPath(String)
+
+        public var description: String {
+            switch self {
+            case .notAURL(let text): return "'\(text)' is not a server URL (expected http://HOST[:PORT] or https://HOST[:PORT])"
+            case .unsupportedScheme(let scheme): return "unsupported scheme '\(scheme)': use http or https"
+            case .hasPath(let text): return "'\(text)' has a path; give only the server, as in http://HOST:PORT"
+            }
+        }
+    }
+
+    public init(scheme: String, host: String, port: Int) {
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+    }
+
+    /// Parses `http[s]://host[:port][/]`. A path other than `/`, a query, or
+    /// user info is refused: the API root is always `/v1`.
+    public init(parsing text: String) throws(ParseError) {
+        let parts = text.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { throw .notAURL(text) }
+        let scheme = parts[0].lowercased()
+        guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(scheme) }
+        var rest = parts[1]
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        if rest.contains("/") || rest.contains("?") || rest.contains("#") { throw .hasPath(text) }
+        if rest.contains("@") || rest.isEmpty { throw .notAURL(text) }
+        var host: Substring
+        var portText: Substring?
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else { throw .notAURL(text) }
+            host = rest[rest.index(after: rest.startIndex)..<close]
+            let after = rest[rest.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { throw .notAURL(text) }
+                portText = after.dropFirst()
+            }
+        } else if let colon = rest.lastIndex(of: ":") {
+            host = rest[..<colon]
+            portText = rest[rest.index(after: colon)...]
+        } else {
+            host = rest
+        }
+        let defaultPort = scheme == "https" ? 443 : 80
+        var port = defaultPort
+        if let portText {
+            guard let p = Int(portText), (1...65535).contains(p) else { throw .notAURL(text) }
+            port = p
+        }
+        guard !host.isEmpty, host.allSatisfy({ $0.isLetter || $0.isNumber || "-._:".contains($0) }) else { throw .notAURL(text) }
+        self.init(scheme: scheme, host: host.lowercased(), port: port)
+    }
+
+    var isDefaultPort: Bool { port == (scheme == "https" ? 443 : 80) }
+
+    /// `host` or `host:port` (the port only when it is not the scheme's default); IPv6 in brackets.
+    public var hostAndPort: String {
+        let h = host.contains(":") ? "[\(host)]" : host
+        return isDefaultPort ? h : "\(h):\(port)"
+    }
+
+    /// `http://host:port`, always with the port, for building request URLs.
+    public var url: String {
+        let h = host.contains(":") ? "[\(host)]" : host
+        return "\(scheme)://\(h):\(port)"
+    }
+
+    public var description: String {
+        let h = host.contains(":") ? "[\(host)]" : host
+        return isDefaultPort ? "\(scheme)://\(h)" : "\(scheme)://\(h):\(port)"
+    }
+}
