@@ -1,0 +1,116 @@
+import Foundation
+import LibStore
+
+/// Outboxes set aside at logout, kept per identity (server origin and user
+/// id) until the same identity signs in again. Each is an account store file
+/// holding only outbox rows, named by when it was set aside, so that several
+/// logouts restore in their original order.
+public struct SetAsideOutboxes {
+    /// `<data>/set-aside`.
+    public let directory: String
+
+    public init(directory: String) { self.directory = directory }
+
+    /// A directory name for an identity: readable, and safe whatever the server's user id holds.
+    public static func identityKey(origin: String, userID: String) -> String {
+        func safe(_ s: String) -> String {
+            var out = ""
+            for byte in s.utf8 {
+                let c = Character(UnicodeScalar(byte))
+                if c.isASCII && (c.isLetter || c.isNumber || c == "." || c == "-" || c == "_") { out.append(c) }
+                else { out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(2) }
+            }
+            return out
+        }
+        return safe(userID) + "@" + safe(origin)
+    }
+
+    func identityDirectory(_ key: String) -> String { directory + "/" + key }
+
+    /// The set-aside files of an identity, oldest first.
+    public func files(for key: String) -> [String] {
+        let dir = identityDirectory(key)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        return names.filter { $0.hasSuffix(".sqlite") }.sorted().map { dir + "/" + $0 }
+    }
+
+    /// How many writes are set aside for the identity.
+    public func count(for key: String) -> Int {
+        files(for: key).reduce(0) { total, file in
+            total + ((try? AccountStore(readingFrom: file).outbox.counts()).map { $0.pending + $0.conflicts + $0.rejected } ?? 0)
+        }
+    }
+
+    /// Moves every outbox row of `store` into a new set-aside file for the
+    /// identity, in one transaction: the rows are either in the store or set
+    /// aside, never both, never neither. Returns how many were moved.
+    @discardableResult
+    public func setAside(from store: AccountStore, identityKey key: String, now: Date = Date()) throws -> Int {
+        let count = try store.database.scalar("SELECT count(*) FROM outbox")?.integer ?? 0
+        if count == 0 { return 0 }
+        try makePrivateDirectory(identityDirectory(key))
+        let stamp = String(format: "%.6f", now.timeIntervalSince1970).leftPadded(20)
+        let file = identityDirectory(key) + "/\(stamp)-\(getpid()).sqlite"
+        _ = try AccountStore(path: file)  // creates the schema, 0600
+        let db = store.database
+        try db.execute("ATTACH DATABASE '\(file.replacingOccurrences(of: "'", with: "''"))' AS aside")
+        defer { try? db.execute("DETACH DATABASE aside") }
+        try db.write { db in
+            try db.execute("INSERT INTO aside.outbox (\(Self.columns)) SELECT \(Self.columns) FROM main.outbox ORDER BY seq")
+            try db.execute("DELETE FROM main.outbox")
+        }
+        return Int(count)
+    }
+
+    /// Appends the identity's set-aside writes to `store`'s outbox, oldest
+    /// first, keeping their idempotency keys (a write that reached the server
+    /// before logout is answered from its record, not applied again), then
+    /// removes the set-aside files. Returns how many were restored.
+    @discardableResult
+    public func restore(into store: AccountStore, identityKey key: String) throws -> Int {
+        var restored = 0
+        let db = store.database
+        for file in files(for: key) {
+            try db.execute("ATTACH DATABASE '\(file.replacingOccurrences(of: "'", with: "''"))' AS aside")
+            do {
+                restored += try db.write { db -> Int in
+                    let n = Int(try db.scalar("SELECT count(*) FROM aside.outbox")?.integer ?? 0)
+                    let columns = Self.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                        .filter { $0 != "seq" }.joined(separator: ", ")
+                    try db.execute("INSERT INTO main.outbox (\(columns)) SELECT \(columns) FROM aside.outbox ORDER BY seq")
+                    return n
+                }
+                try db.execute("DETACH DATABASE aside")
+            } catch {
+                try? db.execute("DETACH DATABASE aside")
+                throw error
+            }
+            for suffix in ["", "-wal", "-shm"] { unlink(file + suffix) }
+        }
+        rmdir(identityDirectory(key))
+        return restored
+    }
+
+    /// Deletes the identity's set-aside writes (`--no-restore` never does this; only an explicit discard).
+    public func discard(identityKey key: String) {
+        for file in files(for: key) { for suffix in ["", "-wal", "-shm"] { unlink(file + suffix) } }
+        rmdir(identityDirectory(key))
+    }
+
+    static let columns = """
+        seq, path, method, create_only, body, base_body, base_etag, if_match, idempotency_key, status, attempts, \
+        last_error, theirs_body, theirs_etag, problem, created_at, updated_at
+        """
+
+    private func makePrivateDirectory(_ path: String) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        chmod(directory, 0o700)
+        chmod(path, 0o700)
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,21 @@
+/// What the server's answer (or its absence) means for one write.
+public enum WriteOutcome: Sendable, Equatable {
+    /// 2xx: applied (or replayed). The document the server returned, when any, and its ETag.
+    case applied(document: String?, etag: String?)
+    /// 412: someone else changed it. The server's current document (nil: deleted) and ETag.
+    case conflict(theirs: String?, etag: String?)
+    /// Another 4xx: the server will not take it as it is.
+    case rejected(problem: String)
+    /// 401: the session is gone; nothing more can be sent.
+    case unauthorized
+    /// Transport failure, timeout, 5xx, 429, 409 (key in flight): try again
+    /// later, in the same order, with the same key. `retryAfter` in seconds.
+    case temporary(reason: String, retryAfter: Double?)
+}
+
+/// Sends one outbox item to the server: `PUT`/`DELETE` with its
+/// `Idempotency-Key` and its precondition. Implemented over HTTP by the
+/// commands; faked in tests.
+public protocol WriteSender {
+    mutating func send(_ item: OutboxItem) -> WriteOutcome
+}
