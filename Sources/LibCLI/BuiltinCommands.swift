@@ -1,0 +1,45 @@
+/// The handlers LibCLI itself provides: `help`, `completion`, and the hidden
+/// `__complete` and `__man`.
+public enum BuiltinCommands {
+    public static func handlers(registry: CommandRegistry) -> [String: CommandHandler] {
+        [
+            HelpSyntax.command.name: { parsed, context in
+                let help = HelpText(registry: registry)
+                if let name = parsed.argument(HelpSyntax.topic), let command = registry.command(named: name) {
+                    context.standardOutput.write(help.commandHelp(command))
+                } else {
+                    context.standardOutput.write(help.programHelp())
+                }
+                return .success
+            },
+            CompletionSyntax.command.name: { parsed, context in
+                guard let name = parsed.argument(CompletionSyntax.shell), let shell = Shell(rawValue: name) else {
+                    throw UsageError("missing argument SHELL for 'completion'", command: CompletionSyntax.command.name)
+                }
+                context.standardOutput.write(shell.completionScript(for: registry))
+                return .success
+            },
+            CompleteSyntax.command.name: { parsed, context in
+                let prefix = parsed.argument(CompleteSyntax.prefix) ?? ""
+                let candidates: [String]
+                switch parsed.argument(CompleteSyntax.topic).flatMap(CompleteSyntax.Topic.init(rawValue:)) {
+                case .accounts:
+                    guard let directories = try? context.directories else { return .success }
+                    candidates = AccountIndexFile(directories: directories).accountNames().filter { $0.hasPrefix(prefix) }
+                case .paths:
+                    candidates = context.completionSource.resourcePaths(startingWith: prefix, context: context)
+                case nil:
+                    candidates = []
+                }
+                if !candidates.isEmpty {
+                    context.standardOutput.write(candidates.joined(separator: "\n") + "\n")
+                }
+                return .success
+            },
+            ManualSyntax.command.name: { _, context in
+                context.standardOutput.write(ManualPage(registry: registry).render())
+                return .success
+            },
+        ]
+    }
+}

@@ -1,0 +1,12 @@
+/// A command that ran and failed for a reason it can explain in one message,
+/// with the exit status that says what kind of failure it was.
+public struct CommandFailure: Error, Equatable, Sendable {
+    /// The explanation, without the `lib: ` prefix; may span several lines.
+    public let message: String
+    public let exitCode: ExitCode
+
+    public init(_ message: String, exitCode: ExitCode = .failure) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+}

@@ -1,0 +1,24 @@
+/// `lib __complete accounts|paths [PREFIX]`: the values the completion
+/// scripts cannot know by themselves. Hidden.
+public enum CompleteSyntax {
+    /// What to list.
+    public enum Topic: String, CaseIterable, Sendable {
+        case accounts
+        case paths
+    }
+
+    public static let topic = ArgumentSpec(
+        "TOPIC", .choice(Topic.allCases.map(\.rawValue)), .required, "What to list")
+    public static let prefix = ArgumentSpec(
+        "PREFIX", .text, .optional, "Only values that start with PREFIX")
+
+    public static let command = CommandSpec(
+        name: "__complete",
+        summary: "Print completion candidates, one a line",
+        discussion: """
+            For the completion scripts. Reads local files only, never the \
+            network or the keyring, and exits 0 even when nothing matches.
+            """,
+        arguments: [topic, prefix],
+        isHidden: true)
+}

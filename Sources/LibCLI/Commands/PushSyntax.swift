@@ -1,0 +1,38 @@
+/// `lib push [--wait SECONDS] [--all]`
+public enum PushSyntax {
+    public static let wait = OptionSpec.option(
+        "wait", value: "SECONDS", .seconds(fractional: false),
+        "Keep trying for up to SECONDS in all (for cron)",
+        details: """
+            Waits for a network path when offline and retries with backoff when \
+            the server is unreachable; exits 75 with the writes kept when the \
+            time runs out.
+            """)
+    public static let all = OptionSpec.flag(
+        "all", "Push every signed-in account, each with its own token")
+
+    public static let command = CommandSpec(
+        name: "push",
+        summary: "Send pending writes to the server, in order",
+        discussion: """
+            Sends the writes waiting in the outbox, oldest first, each exactly \
+            once. A write whose resource changed on the server meanwhile \
+            becomes a conflict (see lib resolve) and later writes of that \
+            resource wait behind it; writes of other resources go on.
+
+            One push per account runs at a time: an overlapping push waits \
+            within its own time and then sends what is left.
+            """,
+        options: [wait, all],
+        examples: [
+            .init("lib push", "Send what is pending, now."),
+            .init("lib push --wait 60", "From cron: keep trying for up to a minute."),
+            .init("lib push --all", "Send every signed-in account's writes."),
+        ],
+        exitStatuses: [
+            .init(.success, "Everything was sent."), .init(.failure), .init(.usage),
+            .init(.attention, "Conflicts or rejected writes remain: see lib resolve."),
+            .init(.authentication, "The server needs you to sign in again."),
+            .init(.temporaryFailure, "Offline or the server is unreachable; the writes are kept."),
+        ])
+}

@@ -1,0 +1,13 @@
+/// What a shell should offer for an option's value or an argument.
+public enum CompletionKind: Sendable, Equatable {
+    /// Nothing: free text the shell cannot guess (a URL, a number).
+    case none
+    /// Signed-in account names, from `lib __complete accounts`.
+    case accounts
+    /// Cached resource paths, from `lib __complete paths PREFIX`.
+    case resourcePaths
+    /// The names of lib's commands.
+    case commands
+    /// A fixed list of words.
+    case words([String])
+}

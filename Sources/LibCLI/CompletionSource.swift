@@ -1,0 +1,16 @@
+/// Where `lib __complete paths` finds resource paths to offer. The cache
+/// issue supplies one that reads the account's SQLite cache; until then,
+/// `NoResourcePaths`. An implementation reads local files only: never the
+/// network, D-Bus or the keyring (completion runs on every TAB).
+public protocol CompletionSource: Sendable {
+    /// Cached resource paths that start with `prefix`, for the account the
+    /// context names.
+    func resourcePaths(startingWith prefix: String, context: CommandContext) -> [String]
+}
+
+/// Offers no resource paths.
+public struct NoResourcePaths: CompletionSource {
+    public init() {}
+
+    public func resourcePaths(startingWith prefix: String, context: CommandContext) -> [String] { [] }
+}

@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// Somewhere a command writes text: standard output or error, or a buffer in
+/// tests. Knows whether it is a terminal, which decides colour and progress.
+public struct OutputChannel: Sendable {
+    /// Whether the stream is a terminal (a TTY).
+    public let isTerminal: Bool
+    private let sink: any TextSink
+
+    public init(isTerminal: Bool, sink: any TextSink) {
+        self.isTerminal = isTerminal
+        self.sink = sink
+    }
+
+    public func write(_ text: String) {
+        sink.write(text)
+    }
+
+    /// Writes out anything buffered (standard output buffers up to 64 KiB).
+    public func flush() {
+        sink.flush()
+    }
+
+    /// The process's standard output, buffered.
+    public static func standardOutput() -> OutputChannel {
+        OutputChannel(isTerminal: isatty(STDOUT_FILENO) == 1, sink: FileDescriptorSink(STDOUT_FILENO, buffered: true))
+    }
+
+    /// The process's standard error, written at once.
+    public static func standardError() -> OutputChannel {
+        OutputChannel(isTerminal: isatty(STDERR_FILENO) == 1, sink: FileDescriptorSink(STDERR_FILENO, buffered: false))
+    }
+
+    /// A channel that collects what is written into `buffer`, for tests.
+    public static func capturing(into buffer: OutputBuffer, isTerminal: Bool = false) -> OutputChannel {
+        OutputChannel(isTerminal: isTerminal, sink: buffer)
+    }
+}
+
+/// Where an `OutputChannel`'s text goes.
+public protocol TextSink: Sendable {
+    func write(_ text: String)
+    func flush()
+}
+
+/// Collects written text in memory, for tests.
+public final class OutputBuffer: TextSink {
+    private let storage = Mutex("")
+
+    public init() {}
+
+    public func write(_ text: String) {
+        storage.withLock { $0 += text }
+    }
+
+    public func flush() {}
+
+    /// Everything written so far.
+    public var text: String { storage.withLock { $0 } }
+}
+
+/// Writes to a file descriptor, optionally through a buffer.
+final class FileDescriptorSink: TextSink {
+    private let descriptor: Int32
+    private let buffered: Bool
+    private let pending = Mutex<[UInt8]>([])
+    private static let bufferLimit = 64 * 1024
+
+    init(_ descriptor: Int32, buffered: Bool) {
+        self.descriptor = descriptor
+        self.buffered = buffered
+    }
+
+    func write(_ text: String) {
+        pending.withLock { bytes in
+            bytes.append(contentsOf: text.utf8)
+            if !buffered || bytes.count >= Self.bufferLimit { drain(&bytes) }
+        }
+    }
+
+    func flush() {
+        pending.withLock { drain(&$0) }
+    }
+
+    /// Writes all of `bytes`, retrying short writes and EINTR; gives up on
+    /// other errors (a closed pipe), as there is nowhere left to report them.
+    private func drain(_ bytes: inout [UInt8]) {
+        var offset = 0
+        bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            while offset < raw.count {
+                let written = Glibc.write(descriptor, base + offset, raw.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+        bytes.removeAll(keepingCapacity: true)
+    }
+}

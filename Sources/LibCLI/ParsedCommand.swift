@@ -1,0 +1,56 @@
+/// A command line that parsed: the command, the global options, and the
+/// command's checked option values and arguments. Handlers read it through
+/// the declarations in the command's syntax, e.g.
+/// `parsed.seconds(PushSyntax.wait)`.
+public struct ParsedCommand: Sendable {
+    public let command: CommandSpec
+    public let globalOptions: GlobalOptions
+    /// By option long name.
+    public let optionValues: [String: OptionValue]
+    /// By argument placeholder, in the order given.
+    public let argumentValues: [String: [String]]
+
+    public init(
+        command: CommandSpec, globalOptions: GlobalOptions = GlobalOptions(),
+        optionValues: [String: OptionValue] = [:], argumentValues: [String: [String]] = [:]
+    ) {
+        self.command = command
+        self.globalOptions = globalOptions
+        self.optionValues = optionValues
+        self.argumentValues = argumentValues
+    }
+
+    public var name: String { command.name }
+
+    /// Whether the option (flag or not) was given.
+    public func isSet(_ option: OptionSpec) -> Bool {
+        optionValues[option.name] != nil
+    }
+
+    /// The text given to an option such as `--user NAME`.
+    public func text(_ option: OptionSpec) -> String? {
+        if case .text(let text)? = optionValues[option.name] { return text }
+        return nil
+    }
+
+    /// The seconds given to an option such as `--wait SECONDS`.
+    public func seconds(_ option: OptionSpec) -> Double? {
+        if case .seconds(let seconds)? = optionValues[option.name] { return seconds }
+        return nil
+    }
+
+    /// The single value of an argument, if given.
+    public func argument(_ argument: ArgumentSpec) -> String? {
+        argumentValues[argument.placeholder]?.first
+    }
+
+    /// Every value of a repeated argument, in order.
+    public func arguments(_ argument: ArgumentSpec) -> [String] {
+        argumentValues[argument.placeholder] ?? []
+    }
+
+    /// The values of an assignment argument (`lib edit`), already checked by the parser.
+    public func assignments(_ argument: ArgumentSpec) -> [FieldAssignment] {
+        arguments(argument).compactMap(FieldAssignment.init(parsing:))
+    }
+}

@@ -1,0 +1,8 @@
+/// An error from another module that knows how it should be reported.
+/// Commands conform their domain errors (network, keyring, store) to this so
+/// that `ErrorReport` maps them to exit codes without knowing their types.
+public protocol ReportableError: Error {
+    /// The explanation, without the `lib: ` prefix.
+    var message: String { get }
+    var exitCode: ExitCode { get }
+}

@@ -1,0 +1,29 @@
+/// What an option's value or a positional argument is: decides how the parser
+/// checks it and what the shell completions offer for it.
+public enum ValueKind: Sendable, Equatable {
+    /// Any text (a user name, a server URL).
+    case text
+    /// An account: `user@host[:port]` or a unique prefix.
+    case account
+    /// A resource path relative to the API root, such as `books/b-7`.
+    case resourcePath
+    /// A non-negative number of seconds; whole seconds unless `fractional`.
+    case seconds(fractional: Bool)
+    /// `FIELD=STRING` or `FIELD:=JSON`, httpie's convention.
+    case assignment
+    /// One of a fixed list of words.
+    case choice([String])
+    /// The name of one of lib's commands.
+    case command
+
+    /// What the shell completions offer for a value of this kind.
+    public var completion: CompletionKind {
+        switch self {
+        case .text, .seconds, .assignment: .none
+        case .account: .accounts
+        case .resourcePath: .resourcePaths
+        case .choice(let words): .words(words)
+        case .command: .commands
+        }
+    }
+}

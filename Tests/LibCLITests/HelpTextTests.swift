@@ -1,0 +1,76 @@
+import LibCLI
+import Testing
+
+private let registry = CommandRegistry.lib
+
+/// Every help text lib can print, with a name for failure messages.
+private func everyHelpText() -> [(name: String, text: String)] {
+    let help = HelpText()
+    return [("lib --help", help.programHelp()), ("lib (no arguments)", help.shortUsage())]
+        + registry.commands.map { ("lib \($0.name) --help", help.commandHelp($0)) }
+}
+
+@Test func everyHelpTextFitsEightyColumns() {
+    for (name, text) in everyHelpText() {
+        for line in text.split(separator: "\n") where line.count > 80 {
+            Issue.record("\(name): line of \(line.count) columns: \(line)")
+        }
+        #expect(!text.contains("\t"), "\(name) has a tab")
+    }
+}
+
+@Test func programHelpListsVisibleCommandsGlobalOptionsAndExitCodes() {
+    let text = HelpText().programHelp()
+    #expect(text.hasPrefix("Usage: lib [-A ACCOUNT] [--json] [-q] [--no-color] COMMAND ...\n"))
+    for command in registry.visibleCommands {
+        #expect(text.contains("\n  \(command.name) "), "\(command.name) missing")
+    }
+    #expect(!text.contains("__complete"))
+    #expect(!text.contains("__man"))
+    for code in ExitCode.allCases {
+        #expect(text.contains("\n  \(code.rawValue) "), "exit code \(code.rawValue) missing")
+    }
+}
+
+@Test func commandHelpShowsSynopsisOptionsExamplesAndExitCodes() {
+    let text = HelpText().commandHelp(PushSyntax.command)
+    #expect(text.hasPrefix("Usage: lib push [--wait SECONDS] [--all]\n\nSend pending writes to the server, in order.\n"))
+    #expect(text.contains("\nOptions:\n      --wait SECONDS  Keep trying for up to SECONDS in all (for cron)\n"))
+    #expect(text.contains("\n  -h, --help  ") || text.contains("\n  -h, --help "))
+    #expect(text.contains("\nExamples:\n  lib push\n"))
+    #expect(text.contains("\n  lib push --wait 60\n"))
+    #expect(text.contains("\nExit status:\n  0   Everything was sent.\n"))
+    #expect(text.contains("\n  75  Offline or the server is unreachable; the writes are kept.\n"))
+}
+
+@Test func synopsesMatchDesign() {
+    // The spellings in DESIGN.md's "Commands" section, with --create and
+    // --delete shown as the exclusive pair they are.
+    let expected = [
+        "lib login [SERVER_URL] [--user NAME] [--password-stdin | --token-stdin] [--restore | --no-restore]",
+        "lib logout [ACCOUNT] [--discard] [--yes]",
+        "lib switch [ACCOUNT]",
+        "lib get PATH [--offline | --fresh] [--timeout SECONDS]",
+        "lib edit PATH [FIELD=STRING | FIELD:=JSON ...] [--create | --delete] [--push]",
+        "lib push [--wait SECONDS] [--all]",
+        "lib status [--short | --porcelain] [--all]",
+        "lib resolve [PATH] [--mine | --theirs | --merge | --edit | --discard]",
+        "lib completion bash|zsh|fish",
+        "lib help [COMMAND]",
+    ]
+    #expect(registry.visibleCommands.map(\.synopsis) == expected)
+    #expect(registry.synopsis == "lib [-A ACCOUNT] [--json] [-q] [--no-color] COMMAND ...")
+}
+
+@Test func everyCommandHasHelpTextExamplesAndExitCodes() {
+    for command in registry.visibleCommands {
+        #expect(!command.summary.isEmpty && command.summary.count <= 60, "\(command.name) summary")
+        #expect(!command.discussion.isEmpty, "\(command.name) discussion")
+        #expect(!command.examples.isEmpty, "\(command.name) examples")
+        #expect(command.exitStatuses.map(\.code).contains(.success), "\(command.name) exit 0")
+        #expect(command.exitStatuses.map(\.code).contains(.usage), "\(command.name) exit 2")
+        for example in command.examples {
+            #expect(example.commandLine.hasPrefix("lib ") || example.commandLine.contains("lib \(command.name)"))
+        }
+    }
+}
