@@ -29,7 +29,9 @@ let package = Package(
         .executableTarget(name: "lib-server", dependencies: ["LibServer"]),
 
         // The client.
-        .target(name: "LibNet", dependencies: ["CCurl", "LibJSON"]),
+        .target(name: "LibNet", dependencies: ["CCurl"]),
+        // A developer's diagnostic: one request or probe, classified and explained.
+        .executableTarget(name: "lib-net-check", dependencies: ["LibNet"]),
         .target(name: "LibAccounts"),
         .target(name: "LibKeyring", dependencies: ["CSecret"]),
         .target(name: "LibSync", dependencies: ["LibStore", "LibJSON"]),

@@ -1,1 +1,196 @@
-int ccurl_placeholder(void) { return 0; }
+// Lazy libcurl: dlopen on first use, typed wrappers for variadic calls.
+// See include/ccurl.h for why.
+#include "ccurl.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef CURLcode (*global_init_fn)(long);
+typedef CURL *(*easy_init_fn)(void);
+typedef void (*easy_cleanup_fn)(CURL *);
+typedef void (*easy_reset_fn)(CURL *);
+typedef CURLcode (*easy_perform_fn)(CURL *);
+typedef const char *(*easy_strerror_fn)(CURLcode);
+typedef CURLcode (*easy_setopt_fn)(CURL *, CURLoption, ...);
+typedef CURLcode (*easy_getinfo_fn)(CURL *, CURLINFO, ...);
+typedef struct curl_slist *(*slist_append_fn)(struct curl_slist *, const char *);
+typedef void (*slist_free_all_fn)(struct curl_slist *);
+typedef char *(*version_fn)(void);
+
+static struct {
+    global_init_fn global_init;
+    easy_init_fn easy_init;
+    easy_cleanup_fn easy_cleanup;
+    easy_reset_fn easy_reset;
+    easy_perform_fn easy_perform;
+    easy_strerror_fn easy_strerror;
+    easy_setopt_fn easy_setopt;
+    easy_getinfo_fn easy_getinfo;
+    slist_append_fn slist_append;
+    slist_free_all_fn slist_free_all;
+    version_fn version;
+} curl;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int load_status = -1;
+static char load_error[512] = "";
+
+static int resolve(void *library, const char *name, void **slot) {
+    dlerror();
+    *slot = dlsym(library, name);
+    if (*slot == NULL) {
+        snprintf(load_error, sizeof load_error, "libcurl.so.4 has no %s", name);
+        return -1;
+    }
+    return 0;
+}
+
+static void load_library(void) {
+    // RTLD_LOCAL keeps libcurl's (and OpenSSL's) symbols out of the global
+    // namespace; the soname is the one Debian's libcurl4 (OpenSSL) ships.
+    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        const char *reason = dlerror();
+        snprintf(load_error, sizeof load_error, "%s", reason ? reason : "dlopen failed");
+        return;
+    }
+    if (resolve(library, "curl_global_init", (void **)&curl.global_init) ||
+        resolve(library, "curl_easy_init", (void **)&curl.easy_init) ||
+        resolve(library, "curl_easy_cleanup", (void **)&curl.easy_cleanup) ||
+        resolve(library, "curl_easy_reset", (void **)&curl.easy_reset) ||
+        resolve(library, "curl_easy_perform", (void **)&curl.easy_perform) ||
+        resolve(library, "curl_easy_strerror", (void **)&curl.easy_strerror) ||
+        resolve(library, "curl_easy_setopt", (void **)&curl.easy_setopt) ||
+        resolve(library, "curl_easy_getinfo", (void **)&curl.easy_getinfo) ||
+        resolve(library, "curl_slist_append", (void **)&curl.slist_append) ||
+        resolve(library, "curl_slist_free_all", (void **)&curl.slist_free_all) ||
+        resolve(library, "curl_version", (void **)&curl.version)) {
+        dlclose(library);
+        memset(&curl, 0, sizeof curl);
+        return;
+    }
+    // curl_global_init is not thread-safe before 7.84; pthread_once makes it
+    // run exactly once. https://curl.se/libcurl/c/curl_global_init.html
+    CURLcode code = curl.global_init(CURL_GLOBAL_DEFAULT);
+    if (code != CURLE_OK) {
+        snprintf(load_error, sizeof load_error, "curl_global_init failed (%d)", (int)code);
+        return;
+    }
+    load_status = 0;
+}
+
+int ccurl_load(void) {
+    pthread_once(&load_once, load_library);
+    return load_status;
+}
+
+const char *ccurl_load_error(void) { return load_error; }
+
+int ccurl_is_loaded(void) {
+    // RTLD_NOLOAD only looks: it never loads the library.
+    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_NOLOAD);
+    if (library == NULL) return 0;
+    dlclose(library);
+    return 1;
+}
+
+const char *ccurl_version(void) { return load_status == 0 ? curl.version() : NULL; }
+
+CURL *ccurl_easy_init(void) { return curl.easy_init(); }
+void ccurl_easy_cleanup(CURL *handle) { curl.easy_cleanup(handle); }
+void ccurl_easy_reset(CURL *handle) { curl.easy_reset(handle); }
+CURLcode ccurl_easy_perform(CURL *handle) { return curl.easy_perform(handle); }
+const char *ccurl_easy_strerror(CURLcode code) { return curl.easy_strerror(code); }
+
+CURLcode ccurl_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl.easy_setopt(handle, option, value);
+}
+CURLcode ccurl_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl.easy_setopt(handle, option, value);
+}
+CURLcode ccurl_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl.easy_setopt(handle, option, value);
+}
+CURLcode ccurl_setopt_offset(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl.easy_setopt(handle, option, value);
+}
+
+CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl.easy_getinfo(handle, info, value);
+}
+CURLcode ccurl_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl.easy_getinfo(handle, info, value);
+}
+CURLcode ccurl_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
+    char *result = NULL;
+    CURLcode code = curl.easy_getinfo(handle, info, &result);
+    *value = result;
+    return code;
+}
+
+struct curl_slist *ccurl_slist_append(struct curl_slist *list, const char *line) {
+    return curl.slist_append(list, line);
+}
+void ccurl_slist_free_all(struct curl_slist *list) { curl.slist_free_all(list); }
+
+void ccurl_buffer_clear(ccurl_buffer *buffer) {
+    buffer->count = 0;
+    buffer->failed = 0;
+}
+
+void ccurl_buffer_release(ccurl_buffer *buffer) {
+    free(buffer->bytes);
+    buffer->bytes = NULL;
+    buffer->count = 0;
+    buffer->capacity = 0;
+    buffer->failed = 0;
+}
+
+static int buffer_append(ccurl_buffer *buffer, const char *bytes, size_t count) {
+    if (count > (size_t)-1 - buffer->count) return -1;
+    size_t needed = buffer->count + count;
+    if (needed > buffer->capacity) {
+        size_t capacity = buffer->capacity ? buffer->capacity : 16384;
+        while (capacity < needed) capacity = capacity > (size_t)-1 / 2 ? needed : capacity * 2;
+        unsigned char *grown = realloc(buffer->bytes, capacity);
+        if (grown == NULL) return -1;
+        buffer->bytes = grown;
+        buffer->capacity = capacity;
+    }
+    memcpy(buffer->bytes + buffer->count, bytes, count);
+    buffer->count = needed;
+    return 0;
+}
+
+// Returning a count other than the one given makes libcurl abort the
+// transfer with CURLE_WRITE_ERROR. https://curl.se/libcurl/c/CURLOPT_WRITEFUNCTION.html
+static size_t collect_body(char *bytes, size_t size, size_t count, void *context) {
+    ccurl_buffer *buffer = context;
+    if (buffer_append(buffer, bytes, size * count) != 0) {
+        buffer->failed = 1;
+        return 0;
+    }
+    return size * count;
+}
+
+static size_t collect_header(char *bytes, size_t size, size_t count, void *context) {
+    ccurl_buffer *buffer = context;
+    size_t length = size * count;
+    if (length >= 5 && memcmp(bytes, "HTTP/", 5) == 0) buffer->count = 0;
+    if (buffer_append(buffer, bytes, length) != 0) {
+        buffer->failed = 1;
+        return 0;
+    }
+    return length;
+}
+
+CURLcode ccurl_collect_response(CURL *handle, ccurl_buffer *body, ccurl_buffer *headers) {
+    CURLcode code;
+    if ((code = curl.easy_setopt(handle, CURLOPT_WRITEFUNCTION, collect_body)) != CURLE_OK) return code;
+    if ((code = curl.easy_setopt(handle, CURLOPT_WRITEDATA, body)) != CURLE_OK) return code;
+    if ((code = curl.easy_setopt(handle, CURLOPT_HEADERFUNCTION, collect_header)) != CURLE_OK) return code;
+    return curl.easy_setopt(handle, CURLOPT_HEADERDATA, headers);
+}

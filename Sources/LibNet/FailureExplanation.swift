@@ -1,0 +1,172 @@
+/// The one place that turns a failure into what the user reads and the exit
+/// code (DESIGN.md, "Path status and failure explanations" and "Exit
+/// codes"): plain words, the host named, what was kept.
+public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
+    /// Exit codes from DESIGN.md.
+    public enum ExitCode {
+        public static let failure: Int32 = 1
+        public static let authenticationNeeded: Int32 = 4
+        /// EX_TEMPFAIL from sysexits.h: nothing lost, try later.
+        public static let temporaryFailure: Int32 = 75
+    }
+
+    /// A stable token for scripts and tests: `offline`, `connection-refused`,
+    /// `timeout-connect`, `server-error 503 retry-after=5`...
+    public let reason: String
+    /// The sentence(s) for the user.
+    public let message: String
+    public let exitCode: Int32
+
+    /// Explains `failure` given the path at the time, the account the request
+    /// was for (nil: name the host instead), the number of writes kept in the
+    /// outbox, and NetworkManager's view when it was available.
+    public init(
+        failure: TransportFailure, path: PathStatus, account: String?, pendingWrites: Int,
+        networkManager: NetworkManagerStatus? = nil
+    ) {
+        let host = failure.endpoint.host
+        let server = failure.endpoint.hostAndPort
+        // A name that did not resolve, a route that is missing or a connect
+        // that went unanswered all mean "offline" when no route exists at all.
+        let offline = path == .unavailable && failure.kind.dependsOnPath
+        var reason: String
+        var message: String
+        var exitCode = ExitCode.temporaryFailure
+        switch failure.kind {
+        case _ where offline:
+            reason = "offline"
+            message = "You're offline (no network route to \(host))."
+        case .noRoute:
+            reason = "no-route"
+            message = "Couldn't reach \(server): no network route to that host."
+        case .dnsFailure:
+            reason = "dns"
+            message = "Couldn't resolve \(host)."
+        case .proxyNotResolved:
+            reason = "dns-proxy"
+            message = "Couldn't resolve the proxy set in the environment (https_proxy, http_proxy or all_proxy)."
+        case .connectionRefused:
+            reason = "connection-refused"
+            message = "Couldn't reach \(server): connection refused — the server may be down."
+        case .connectTimeout:
+            reason = "timeout-connect"
+            message = "Couldn't reach \(server): timed out after \(Self.seconds(failure.timeout))."
+        case .responseTimeout:
+            reason = "timeout-response"
+            message = "\(server) accepted the connection but didn't answer: timed out after \(Self.seconds(failure.timeout))."
+        case .tlsUntrusted:
+            reason = "tls-untrusted"
+            message = "Couldn't connect securely to \(server): its certificate is not trusted. For a self-hosted server, set \(TransportConfiguration.caBundleVariable) to its CA certificate."
+            exitCode = ExitCode.failure
+        case .tlsNameMismatch:
+            reason = "tls-name-mismatch"
+            message = "Couldn't connect securely to \(server): its certificate is for another name."
+            exitCode = ExitCode.failure
+        case .tlsHandshake:
+            reason = "tls-handshake"
+            message = "Couldn't connect securely to \(server): the TLS handshake failed (is it an HTTPS port?)."
+            exitCode = ExitCode.failure
+        case .tlsCABundleUnreadable:
+            reason = "tls-ca-bundle"
+            message = "Couldn't read the CA certificates for \(server) (check \(TransportConfiguration.caBundleVariable))."
+            exitCode = ExitCode.failure
+        case .connectionLost:
+            reason = "connection-lost"
+            message = "The connection to \(host) was lost."
+        case .notHTTP:
+            reason = "not-http"
+            message = "\(server) didn't answer with HTTP: check the server URL (http or https?)."
+            exitCode = ExitCode.failure
+        case .redirected(let status, let location):
+            reason = "redirect \(status)"
+            let target = location.map { " to \($0)" } ?? ""
+            message = "\(host) answered \(status) with a redirect\(target); lib doesn't follow redirects: check the server URL."
+            exitCode = ExitCode.failure
+        case .serverError(let status, let statusReason, let retryAfter):
+            reason = "server-error \(status)" + (retryAfter.map { " retry-after=\($0.seconds)" } ?? "")
+            let phrase = statusReason.isEmpty ? "" : " \(statusReason)"
+            message = "\(host) answered \(status)\(phrase): " + Self.retryAdvice(retryAfter)
+        case .rateLimited(let retryAfter):
+            reason = "rate-limited" + (retryAfter.map { " retry-after=\($0.seconds)" } ?? "")
+            message = "\(host) answered 429 Too Many Requests: " + Self.retryAdvice(retryAfter)
+        case .unauthorized:
+            reason = "unauthorized"
+            message = "Your session for \(account ?? host) has expired: run `lib login`."
+            exitCode = ExitCode.authenticationNeeded
+        case .libcurlUnavailable(let loaderReason):
+            reason = "libcurl-unavailable"
+            message = "libcurl could not be loaded (\(loaderReason)): install libcurl4."
+            exitCode = ExitCode.failure
+        case .invalidRequest(let problem):
+            reason = "invalid-request"
+            message = "Couldn't send the request to \(server): \(problem)."
+            exitCode = ExitCode.failure
+        case .other(let problem):
+            reason = "failed"
+            message = "Couldn't reach \(server): \(problem)."
+            exitCode = ExitCode.failure
+        }
+        if let networkManager, failure.kind.dependsOnPath || offline, let detail = Self.detail(networkManager) {
+            message += " " + detail
+        }
+        if pendingWrites > 0 {
+            message += pendingWrites == 1
+                ? " 1 write is saved on this device." : " \(pendingWrites) writes are saved on this device."
+        }
+        self.reason = reason
+        self.message = message
+        self.exitCode = exitCode
+    }
+
+    /// Probes the path when it matters to the failure (never otherwise),
+    /// asks NetworkManager (only now, after a failure) and explains.
+    public static func diagnose(
+        _ failure: TransportFailure, account: String?, pendingWrites: Int,
+        networkManager: any NetworkManagerSource = NoNetworkManager()
+    ) -> FailureExplanation {
+        var path = PathStatus.unknown
+        if failure.kind.dependsOnPath {
+            if let address = failure.diagnostics?.remoteAddress {
+                path = PathProbe.status(forAddresses: [address], port: failure.endpoint.port)
+            } else {
+                path = PathProbe.status(for: failure.endpoint.host, port: failure.endpoint.port)
+            }
+        }
+        let status = failure.kind.dependsOnPath ? networkManager.currentStatus() : nil
+        return FailureExplanation(
+            failure: failure, path: path, account: account, pendingWrites: pendingWrites, networkManager: status)
+    }
+
+    public var description: String { message }
+
+    private static func retryAdvice(_ retryAfter: RetryAfter?) -> String {
+        guard let retryAfter else { return "try again later." }
+        return "try again in \(retryAfter.seconds) s."
+    }
+
+    /// "1 s", "1.5 s": whole seconds without decimals.
+    static func seconds(_ duration: Duration?) -> String {
+        guard let duration else { return "the time limit" }
+        let (whole, attoseconds) = duration.components
+        let tenths = Int(attoseconds / 100_000_000_000_000_000)
+        return tenths == 0 ? "\(whole) s" : "\(whole).\(tenths) s"
+    }
+
+    private static func detail(_ status: NetworkManagerStatus) -> String? {
+        if status.connectivity == .captivePortal { return "The network wants a sign-in first (captive portal)." }
+        if status.state == .connecting { return "The network is still connecting." }
+        if status.connectivity == .limited { return "The network has limited connectivity." }
+        return nil
+    }
+}
+
+extension TransportFailure.Kind {
+    /// Failures that a missing route can cause, and so are explained as
+    /// "offline" when the path is unavailable.
+    var dependsOnPath: Bool {
+        switch self {
+        case .noRoute, .dnsFailure, .proxyNotResolved, .connectTimeout: return true
+        default: return false
+        }
+    }
+}

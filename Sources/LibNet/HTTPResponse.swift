@@ -1,0 +1,68 @@
+/// A complete HTTP response: status, header fields (case-insensitive) and body.
+public struct HTTPResponse: Sendable, Equatable, CustomStringConvertible {
+    public var status: Int
+    /// The reason phrase of the status line ("Service Unavailable"); empty
+    /// over HTTP/2, which has none.
+    public var reason: String
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    public init(status: Int, reason: String = "", headers: HTTPHeaders = [:], body: [UInt8] = []) {
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The delay the server asked for with `Retry-After`, if any.
+    public var retryAfter: RetryAfter? {
+        headers["Retry-After"].flatMap { RetryAfter(headerValue: $0) }
+    }
+
+    /// The status and headers (credentials redacted), and the body's size.
+    public var description: String {
+        "\(status) \(reason)\n\(headers)\n(\(body.count) bytes)"
+    }
+
+    /// Parses the header block of one response ("HTTP/1.1 200 OK\r\nName:
+    /// value\r\n...") into its reason phrase and fields. Obsolete line folding
+    /// (RFC 9112 §5.2) is joined with a space.
+    static func parseHeaderBlock(_ bytes: [UInt8]) -> (reason: String, headers: HTTPHeaders) {
+        var reason = ""
+        var headers = HTTPHeaders()
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
+        for (index, rawLine) in lines.enumerated() {
+            var line = rawLine[...]
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            if line.isEmpty { continue }
+            let text = String(decoding: line, as: UTF8.self)
+            if index == 0 && text.hasPrefix("HTTP/") {
+                // "HTTP/1.1 503 Service Unavailable": the reason is after the second space.
+                let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+                reason = parts.count == 3 ? String(parts[2]) : ""
+                continue
+            }
+            if line.first == UInt8(ascii: " ") || line.first == UInt8(ascii: "\t"), var last = headers.fields.last {
+                last.value += " " + text.trimmingSpaces()
+                var fields = headers.fields
+                fields[fields.count - 1] = last
+                headers = HTTPHeaders(fields)
+                continue
+            }
+            guard let colon = text.firstIndex(of: ":") else { continue }
+            headers.add(String(text[..<colon]), String(text[text.index(after: colon)...]).trimmingSpaces())
+        }
+        return (reason, headers)
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces and tabs.
+    func trimmingSpaces() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return String(self[first...last])
+    }
+}
