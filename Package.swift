@@ -34,9 +34,12 @@ let package = Package(
         .executableTarget(name: "lib-net-check", dependencies: ["LibNet"]),
         .target(name: "LibAccounts"),
         .target(name: "LibKeyring", dependencies: ["CSecret"]),
+        // Developer tool: one keyring call per process, for the keyring tests and benchmarks.
+        .executableTarget(name: "lib-keyring-check", dependencies: ["LibKeyring"]),
         .target(name: "LibSync", dependencies: ["LibStore", "LibJSON"]),
         .target(name: "LibCLI"),
-        .executableTarget(name: "lib", dependencies: ["LibCLI"]),
+        .target(name: "LibCommands", dependencies: ["LibCLI", "LibNet", "LibKeyring", "LibSync", "LibAccounts", "LibJSON", "LibStore"]),
+        .executableTarget(name: "lib", dependencies: ["LibCLI", "LibCommands"]),
 
         // Tests.
         .target(name: "TestSupport", path: "Sources/TestSupport"),
@@ -49,5 +52,6 @@ let package = Package(
         .testTarget(name: "LibKeyringTests", dependencies: ["LibKeyring", "TestSupport"]),
         .testTarget(name: "LibSyncTests", dependencies: ["LibSync", "TestSupport"]),
         .testTarget(name: "LibAccountsTests", dependencies: ["LibAccounts", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LibJSON", "TestSupport"]),
     ]
 )

@@ -10,7 +10,9 @@ if [ "${LIB_IN_TEST_SESSION:-}" = 1 ]; then exec "$@"; fi
 runtime=$(mktemp -d /tmp/lib-session.XXXXXX)
 chmod 700 "$runtime"
 cleanup() {
-  [ -n "${bus_pid:-}" ] && kill "$bus_pid" 2>/dev/null || true
+  # KILL, not TERM: a parent may have left SIGTERM blocked (Foundation's
+  # Process does), and a blocked TERM would leave the bus running.
+  [ -n "${bus_pid:-}" ] && kill -KILL "$bus_pid" 2>/dev/null || true
   rm -rf "$runtime"
 }
 trap cleanup EXIT
@@ -19,7 +21,7 @@ export XDG_RUNTIME_DIR="$runtime"
 export HOME="$runtime/home"
 mkdir -p "$HOME"
 bus="unix:path=$runtime/bus"
-dbus-daemon --session --nofork --nopidfile --address="$bus" --print-address=3 3>"$runtime/address" 2>/dev/null &
+dbus-daemon --session --nofork --nopidfile --address="$bus" --print-address=3 3>"$runtime/address" >/dev/null 2>&1 &
 bus_pid=$!
 for _ in $(seq 1 100); do [ -s "$runtime/address" ] && break; sleep 0.05; done
 export DBUS_SESSION_BUS_ADDRESS="$bus"

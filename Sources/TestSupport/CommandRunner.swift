@@ -48,7 +48,8 @@ public enum CommandRunner {
         while process.isRunning && Date() < deadline { usleep(2_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        group.wait()
+        // A grandchild that outlived the command may still hold the pipes open.
+        _ = group.wait(timeout: .now() + (process.terminationReason == .uncaughtSignal ? 2 : 30))
         return CommandResult(
             command: [executable] + arguments, status: process.terminationStatus,
             stdout: collected.out, stderr: collected.err)

@@ -46,6 +46,9 @@ public final class ServerProcess: @unchecked Sendable {
     @discardableResult
     public func stop() -> Int32 {
         if process.isRunning { process.terminate() }
+        // A server that ignores SIGTERM for 10 s is killed (and the status shows it).
+        for _ in 0..<1000 where process.isRunning { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         return process.terminationStatus
     }

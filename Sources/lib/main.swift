@@ -1,5 +1,4 @@
 import LibCLI
+import LibCommands
 
-// Commands without a handler here parse, then say they are not implemented
-// yet; each command's issue adds its handler (from LibCommands) to this table.
-CommandDispatcher(handlers: [:]).runAsMain()
+CommandDispatcher(handlers: LibCommandHandlers.all).runAsMain()

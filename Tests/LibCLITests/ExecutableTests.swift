@@ -52,9 +52,12 @@ private func lib(_ arguments: [String], home: String = "/nonexistent-lib-home") 
 @Test(arguments: ["login", "logout", "switch", "get books/b-7", "edit books/b-7 title=x", "push --wait 5", "status --short", "resolve"])
 func commandsWithoutHandlersParseThenSayNotImplemented(_ line: String) throws {
     let arguments = line.split(separator: " ").map(String.init)
-    let result = try lib(arguments)
-    #expect(result.status == 1, "\(result)")
-    #expect(result.stderr == "lib: '\(arguments[0])' is not implemented yet\n", "\(result)")
+    let output = OutputBuffer(), errors = OutputBuffer()
+    let context = CommandContext(standardOutput: .capturing(into: output), standardError: .capturing(into: errors),
+                                 environment: ["LIB_HOME": "/nonexistent"])
+    let status = CommandDispatcher(handlers: [:]).run(arguments, context: context)
+    #expect(status == .failure)
+    #expect(errors.text == "lib: '\(arguments[0])' is not implemented yet\n")
 }
 
 @Test func completionAndManCommandsPrintTheGeneratedFiles() throws {

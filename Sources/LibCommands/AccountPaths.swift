@@ -1,0 +1,15 @@
+import LibCLI
+
+/// Where each account's files are: one directory per account (0700) under
+/// the data directory, holding its SQLite store and its push lock; and the
+/// outboxes set aside at logout, per identity.
+public struct AccountPaths: Sendable {
+    public let directories: LibDirectories
+
+    public init(directories: LibDirectories) { self.directories = directories }
+
+    public func accountDirectory(_ name: String) -> String { directories.data + "/accounts/" + name }
+    public func storePath(_ name: String) -> String { accountDirectory(name) + "/store.sqlite" }
+    public func pushLockPath(_ name: String) -> String { accountDirectory(name) + "/push.lock" }
+    public var setAsideDirectory: String { directories.data + "/set-aside" }
+}

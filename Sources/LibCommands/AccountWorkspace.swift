@@ -1,0 +1,67 @@
+import LibAccounts
+import LibCLI
+import LibKeyring
+import LibNet
+import LibSync
+
+/// The account a command acts on (`-A`, else `LIB_ACCOUNT`, else the
+/// current one) and the ways to reach its files, its token and its server.
+struct AccountWorkspace {
+    let context: CommandContext
+    let paths: AccountPaths
+    let index: AccountIndex
+    let account: Account
+
+    /// Resolves the account from the command line, the environment and the index.
+    init(_ context: CommandContext, selector explicit: String? = nil) throws {
+        let directories = try context.directories
+        let index = try AccountIndex.load(from: directories.config)
+        let selector = explicit ?? context.globalOptions.account ?? context.environment["LIB_ACCOUNT"].flatMap { $0.isEmpty ? nil : $0 }
+        self.init(context, paths: AccountPaths(directories: directories), index: index,
+                  account: try AccountSelection.resolve(selector, in: index))
+    }
+
+    init(_ context: CommandContext, paths: AccountPaths, index: AccountIndex, account: Account) {
+        self.context = context
+        self.paths = paths
+        self.index = index
+        self.account = account
+    }
+
+    var name: String { account.name }
+
+    var keyringAccount: KeyringAccount {
+        KeyringAccount(server: account.origin.description, userID: account.userID, userName: account.username)
+    }
+
+    var identityKey: String {
+        SetAsideOutboxes.identityKey(origin: account.origin.description, userID: account.userID)
+    }
+
+    var setAside: SetAsideOutboxes { SetAsideOutboxes(directory: paths.setAsideDirectory) }
+
+    /// The account's store, made (directory 0700, file 0600) when missing.
+    func openStore() throws -> AccountStore {
+        try PrivateFile.makeDirectory(paths.accountDirectory(name))
+        return try AccountStore(path: paths.storePath(name))
+    }
+
+    /// The token from the keyring; a keyring problem is reported as such (exit 4).
+    func token() throws -> String {
+        do {
+            return try context.tokenStore.token(for: keyringAccount)
+        } catch .notFound {
+            throw CommandFailure("No token for \(name) in the keyring: run `lib login \(account.origin)`", exitCode: .authentication)
+        }
+    }
+
+    func api(token: String?, timeout: Double? = nil) -> ServerAPI {
+        ServerAPI(transport: context.makeTransport(timeout: timeout), origin: account.origin, token: token)
+    }
+
+    /// The user's sentence and exit code for a request that failed.
+    func explain(_ failure: TransportFailure, pendingWrites: Int) -> CommandFailure {
+        let explanation = FailureExplanation.diagnose(failure, account: name, pendingWrites: pendingWrites)
+        return CommandFailure(explanation.message, exitCode: ExitCode(rawValue: explanation.exitCode) ?? .failure)
+    }
+}

@@ -1,0 +1,192 @@
+import LibAccounts
+import LibCLI
+import LibJSON
+import LibKeyring
+import LibNet
+import LibSync
+
+/// `lib login [SERVER_URL] [--user NAME] [--password-stdin | --token-stdin] [--restore | --no-restore]`
+enum Login {
+    struct Options {
+        var server: ServerOrigin
+        var user: String?
+        var secretSource: SecretSource
+        var restore: Bool?
+
+        enum SecretSource { case passwordFromStdin, tokenFromStdin, prompt }
+    }
+
+    static func options(_ parsed: ParsedCommand, _ context: CommandContext) throws -> Options {
+        let server: ServerOrigin
+        if let text = parsed.argument(LoginSyntax.serverURL) {
+            do { server = try ServerOrigin(parsing: text) } catch { throw UsageError(error.description, command: "login") }
+        } else if let directories = try? context.directories, let current = try? AccountIndex.load(from: directories.config).current {
+            server = current.origin
+        } else {
+            throw UsageError("login needs the SERVER_URL, as in 'lib login http://127.0.0.1:8080'", command: "login")
+        }
+        let source: Options.SecretSource = parsed.isSet(LoginSyntax.tokenStdin) ? .tokenFromStdin
+            : parsed.isSet(LoginSyntax.passwordStdin) ? .passwordFromStdin : .prompt
+        let restore: Bool? = parsed.isSet(LoginSyntax.restore) ? true : parsed.isSet(LoginSyntax.noRestore) ? false : nil
+        return Options(server: server, user: parsed.text(LoginSyntax.user), secretSource: source, restore: restore)
+    }
+
+    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+        let options = try options(parsed, context)
+        let directories = try context.directories
+        let paths = AccountPaths(directories: directories)
+        var index = try AccountIndex.load(from: directories.config)
+
+        // Everything that can fail without leaving a trace comes first: the
+        // keyring (fail closed before a token exists anywhere), the secret.
+        try checkKeyringReachable(context)
+        let token = try obtainToken(options, context)
+
+        let api = ServerAPI(transport: context.makeTransport(), origin: options.server, token: token)
+        let me: JSONValue
+        do {
+            let answer = try api.send("GET", "/v1/me")
+            if answer.status == 401 {
+                throw CommandFailure("\(options.server.hostAndPort) did not accept that token", exitCode: .authentication)
+            }
+            if let failure = api.failure(for: answer) { throw failure }
+            guard answer.status == 200, let json = answer.json, json["id"]?.stringValue != nil, json["username"]?.stringValue != nil
+            else { throw CommandFailure("\(options.server.hostAndPort) answered GET /v1/me with something lib cannot read (\(answer.status))") }
+            me = json
+        } catch let failure as TransportFailure {
+            throw explain(failure, server: options.server)
+        }
+        let account = Account(origin: options.server, userID: me["id"]?.stringValue ?? "", username: me["username"]?.stringValue ?? "")
+        let keyringAccount = KeyringAccount(server: account.origin.description, userID: account.userID, userName: account.username)
+
+        do {
+            try context.tokenStore.store(token: token, for: keyringAccount)
+        } catch {
+            _ = try? api.send("DELETE", "/v1/sessions/current", timeout: 5)
+            throw error
+        }
+
+        // A different identity under the same name (the server's user was
+        // re-created): its writes are set aside, never sent as the new one.
+        if let previous = index.account(named: account.name), !previous.isSameIdentity(as: account) {
+            let old = AccountWorkspace(context, paths: paths, index: index, account: previous)
+            if let store = try? AccountStore(path: paths.storePath(previous.name)) {
+                try old.setAside.setAside(from: store, identityKey: old.identityKey)
+            }
+            try? context.tokenStore.deleteToken(for: old.keyringAccount)
+            removeFiles(of: previous.name, paths: paths)
+        }
+
+        let workspace = AccountWorkspace(context, paths: paths, index: index, account: account)
+        let store = try workspace.openStore()
+        let restored = try offerSetAsideWrites(workspace, store: store, restore: options.restore)
+
+        index.add(account)
+        try index.save(to: directories.config)
+
+        if !context.globalOptions.quiet {
+            context.standardOutput.write("Signed in to \(account.origin.hostAndPort) as \(account.username) (account \(account.name))\n")
+            if restored > 0 {
+                context.standardOutput.write("Restored \(Wording.writes(restored)) set aside at your last logout; `lib push` sends them.\n")
+            }
+        }
+        return .success
+    }
+
+    /// Exchanges the password for a token, or reads the token given.
+    private static func obtainToken(_ options: Options, _ context: CommandContext) throws -> String {
+        switch options.secretSource {
+        case .tokenFromStdin:
+            let token = readSecret(context)
+            guard !token.isEmpty else { throw UsageError("--token-stdin: standard input was empty", command: "login") }
+            return token
+        case .passwordFromStdin, .prompt:
+            var user = options.user
+            if user == nil, context.standardInput.isTerminal || options.secretSource == .prompt {
+                user = TerminalPrompt.ask("User name for \(options.server.hostAndPort): ", secret: false)
+            }
+            guard let user, !user.isEmpty else {
+                throw UsageError("login needs --user NAME when there is no terminal to ask on", command: "login")
+            }
+            let password: String
+            if options.secretSource == .passwordFromStdin {
+                password = readSecret(context)
+            } else {
+                guard let typed = TerminalPrompt.ask("Password for \(user)@\(options.server.hostAndPort): ", secret: true) else {
+                    throw UsageError("no terminal to ask for the password on: use --password-stdin", command: "login")
+                }
+                password = typed
+            }
+            guard !password.isEmpty else { throw UsageError("the password is empty", command: "login") }
+            return try exchange(user: user, password: password, server: options.server, context)
+        }
+    }
+
+    /// `POST /v1/sessions`: a password for a token.
+    private static func exchange(user: String, password: String, server: ServerOrigin, _ context: CommandContext) throws -> String {
+        let api = ServerAPI(transport: context.makeTransport(), origin: server, token: nil)
+        do {
+            let answer = try api.send("POST", "/v1/sessions", json: ["username": .string(user), "password": .string(password)])
+            if answer.status == 401 {
+                throw CommandFailure("Wrong user name or password for \(server.hostAndPort)", exitCode: .authentication)
+            }
+            if let failure = api.failure(for: answer) { throw failure }
+            guard answer.status == 201, let token = answer.json?["token"]?.stringValue, !token.isEmpty else {
+                throw CommandFailure("\(server.hostAndPort) did not sign you in: \(answer.problemDetail)")
+            }
+            return token
+        } catch let failure as TransportFailure {
+            throw explain(failure, server: server)
+        }
+    }
+
+    /// One harmless lookup, so that a missing or locked keyring is found
+    /// before a token exists anywhere.
+    private static func checkKeyringReachable(_ context: CommandContext) throws {
+        let probe = KeyringAccount(server: "lib://keyring-check", userID: "none", userName: "none")
+        do {
+            _ = try context.tokenStore.token(for: probe)
+        } catch .notFound {
+            return
+        }
+    }
+
+    private static func readSecret(_ context: CommandContext) -> String {
+        var text = String(decoding: context.standardInput.readAll(), as: UTF8.self)
+        while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+        return text
+    }
+
+    /// Writes set aside by this identity's last logout: restored with
+    /// `--restore`, kept with `--no-restore`, asked about on a terminal.
+    private static func offerSetAsideWrites(_ workspace: AccountWorkspace, store: AccountStore, restore: Bool?) throws -> Int {
+        let waiting = workspace.setAside.count(for: workspace.identityKey)
+        guard waiting > 0 else { return 0 }
+        let context = workspace.context
+        var decision = restore
+        if decision == nil, context.standardInput.isTerminal {
+            decision = TerminalPrompt.confirm("\(Wording.writes(waiting).capitalizedFirst) were set aside when you last signed out. Restore them?", defaultYes: true)
+        }
+        guard decision == true else {
+            context.standardError.write("\(Wording.writes(waiting).capitalizedFirst) set aside at your last logout are kept aside; `lib login --restore` brings them back.\n")
+            return 0
+        }
+        return try workspace.setAside.restore(into: store, identityKey: workspace.identityKey)
+    }
+
+    static func removeFiles(of name: String, paths: AccountPaths) {
+        for file in ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "push.lock"] {
+            unlink(paths.accountDirectory(name) + "/" + file)
+        }
+        rmdir(paths.accountDirectory(name))
+    }
+
+    private static func explain(_ failure: TransportFailure, server: ServerOrigin) -> CommandFailure {
+        let explanation = FailureExplanation.diagnose(failure, account: nil, pendingWrites: 0)
+        return CommandFailure(explanation.message, exitCode: ExitCode(rawValue: explanation.exitCode) ?? .failure)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,41 @@
+import LibAccounts
+import LibCLI
+import LibSync
+
+/// `lib switch [ACCOUNT]`: sets the current account, or lists them.
+enum Switch {
+    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+        let directories = try context.directories
+        var index = try AccountIndex.load(from: directories.config)
+        guard let selector = parsed.argument(SwitchSyntax.account) else {
+            return try list(index, paths: AccountPaths(directories: directories), context)
+        }
+        let account = try AccountSelection.resolve(selector, in: index)
+        index.currentName = account.name
+        try index.save(to: directories.config)
+        if !context.globalOptions.quiet { context.standardOutput.write("Switched to \(account.name)\n") }
+        return .success
+    }
+
+    private static func list(_ index: AccountIndex, paths: AccountPaths, _ context: CommandContext) throws -> ExitCode {
+        if index.accounts.isEmpty {
+            if context.globalOptions.json { context.standardOutput.write("[]\n") }
+            else { context.standardError.write("No accounts: sign in with `lib login SERVER_URL`.\n") }
+            return .success
+        }
+        let width = index.accounts.map(\.name.count).max() ?? 0
+        var json: [String] = []
+        for account in index.accounts {
+            let counts = OutboxSummary.read(storePath: paths.storePath(account.name))
+            let current = account.name == index.currentName
+            if context.globalOptions.json {
+                json.append(#"{"account":"\#(account.name)","current":\#(current),"pending":\#(counts.pending),"conflicts":\#(counts.conflicts),"rejected":\#(counts.rejected)}"#)
+            } else {
+                let padded = account.name + String(repeating: " ", count: width - account.name.count)
+                context.standardOutput.write("\(current ? "*" : " ") \(padded)  \(counts.phrase)\n")
+            }
+        }
+        if context.globalOptions.json { context.standardOutput.write("[" + json.joined(separator: ",") + "]\n") }
+        return .success
+    }
+}

@@ -1,0 +1,11 @@
+import LibCLI
+
+/// The handler of each command, by name: what `lib`'s main hands the dispatcher.
+public enum LibCommandHandlers {
+    public static let all: [String: CommandHandler] = [
+        LoginSyntax.command.name: Login.run,
+        LogoutSyntax.command.name: Logout.run,
+        SwitchSyntax.command.name: Switch.run,
+        StatusSyntax.command.name: Status.run,
+    ]
+}

@@ -1,0 +1,40 @@
+import LibCLI
+import LibKeyring
+import LibNet
+
+/// Makes the HTTP transport a command talks to its server through.
+public protocol TransportFactory: Sendable {
+    func makeTransport(_ configuration: TransportConfiguration) -> any HTTPTransport
+}
+
+/// The real one: libcurl, loaded on first use.
+public struct CurlTransportFactory: TransportFactory {
+    public init() {}
+    public func makeTransport(_ configuration: TransportConfiguration) -> any HTTPTransport {
+        CurlTransport(configuration: configuration)
+    }
+}
+
+/// The keyring that holds tokens: the Secret Service unless a test puts a fake here.
+public enum TokenStoreKey: ServiceKey {
+    public static let defaultValue: any TokenStore = SecretServiceTokenStore()
+}
+
+public enum TransportFactoryKey: ServiceKey {
+    public static let defaultValue: any TransportFactory = CurlTransportFactory()
+}
+
+extension CommandContext {
+    var tokenStore: any TokenStore { services[TokenStoreKey.self] }
+
+    /// A transport with the environment's settings (`LIB_CA_BUNDLE`) and,
+    /// when given, a total timeout for each request.
+    func makeTransport(timeout: Double? = nil) -> any HTTPTransport {
+        var configuration = TransportConfiguration.fromEnvironment(environment)
+        if let timeout {
+            configuration.totalTimeout = .milliseconds(Int64(timeout * 1000))
+            configuration.connectTimeout = min(configuration.connectTimeout, configuration.totalTimeout)
+        }
+        return services[TransportFactoryKey.self].makeTransport(configuration)
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import LibJSON
+import Testing
+import TestSupport
+
+@Suite struct AccountTests {
+    @Test func severalAccountsOnOneServerAndAnother() throws {
+        let (one, _d1) = try startDemoServer()
+        let (two, _d2) = try startDemoServer()
+        let lib = try LibHarness()
+        try lib.login("alice", to: one)
+        try lib.login("bob", to: one)
+        let third = try lib.login("alice", to: two)
+        #expect(third.stdout == "Signed in to 127.0.0.1:\(two.port) as alice (account alice@127.0.0.1:\(two.port))\n")
+
+        let listing = try lib.lib("switch")
+        #expect(listing.status == 0)
+        #expect(listing.stdout.contains("* alice@127.0.0.1:\(two.port)"), "the last login is current\n\(listing)")
+        #expect(listing.stdout.contains("  bob@127.0.0.1:\(one.port)"))
+
+        let ambiguous = try lib.lib("switch", "alice")
+        #expect(ambiguous.status == 2)
+        #expect(ambiguous.stderr == "lib: 'alice' matches several accounts: alice@127.0.0.1:\(one.port), alice@127.0.0.1:\(two.port); give more of the name\n")
+
+        let switched = try lib.lib("switch", "b")
+        #expect(switched.stdout == "Switched to bob@127.0.0.1:\(one.port)\n")
+        #expect(try lib.lib("status", "--short").stdout == "bob@127.0.0.1:\(one.port) up to date\n")
+        #expect(try lib.lib("-A", "alice@127.0.0.1:\(one.port)", "status", "--short").stdout.hasPrefix("alice@127.0.0.1:\(one.port) "))
+        #expect(try lib.lib(["status", "--short"], environment: ["LIB_ACCOUNT": "alice@127.0.0.1:\(two.port)"]).stdout
+            .hasPrefix("alice@127.0.0.1:\(two.port) "))
+        let unknown = try lib.lib("-A", "carol", "status")
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.hasPrefix("lib: No account matches 'carol' (signed in: "))
+        _ = (_d1, _d2)
+    }
+
+    @Test func filesArePrivateAndTheTokenIsNowhereOnDisk() throws {
+        let (server, _dir) = try startDemoServer()
+        let lib = try LibHarness()
+        let old = umask(0)
+        defer { umask(old) }
+        try lib.login("alice", to: server)
+        let token = try keyringToken(server: server, user: "alice")
+        #expect(token.hasPrefix("lbt_"))
+        for file in lib.files() {
+            let contents = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
+            #expect(contents.range(of: Data(token.utf8)) == nil, "the token is in \(file)")
+            #expect(mode(file) == 0o600, "\(file) has mode \(String(mode(file), radix: 8))")
+        }
+        for directory in try FileManager.default.subpathsOfDirectory(atPath: lib.home.path).map({ lib.home.path + "/" + $0 })
+        where isDirectory(directory) {
+            #expect(mode(directory) == 0o700, "\(directory) has mode \(String(mode(directory), radix: 8))")
+        }
+        _ = _dir
+    }
+
+    @Test func wrongPasswordCreatesNothing() throws {
+        let (server, _dir) = try startDemoServer()
+        let lib = try LibHarness()
+        let result = try lib.lib("login", server.baseURL, "--user", "alice", "--password-stdin", stdin: "nope\n")
+        #expect(result.status == 4)
+        #expect(result.stderr == "lib: Wrong user name or password for 127.0.0.1:\(server.port)\n")
+        #expect(lib.files().isEmpty, "\(lib.home.listing())")
+        _ = _dir
+    }
+
+    @Test func serverDownDuringLogin() throws {
+        let (server, _dir) = try startDemoServer()
+        let url = server.baseURL
+        server.stop()
+        let lib = try LibHarness()
+        let result = try lib.lib("login", url, "--user", "alice", "--password-stdin", stdin: "alice-demo\n")
+        #expect(result.status == 75)
+        #expect(result.stderr == "lib: Couldn't reach 127.0.0.1:\(server.port): connection refused — the server may be down.\n")
+        #expect(lib.files().isEmpty, "\(lib.home.listing())")
+        _ = _dir
+    }
+
+    @Test func noSessionBusFailsClosedBeforeAnythingIsCreated() throws {
+        let (server, _dir) = try startDemoServer()
+        let lib = try LibHarness()
+        let emptyRuntime = try TemporaryDirectory()
+        let result = try lib.lib(["login", server.baseURL, "--user", "alice", "--password-stdin"], stdin: "alice-demo\n",
+                                 environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(emptyRuntime.path)/no-bus",
+                                               "XDG_RUNTIME_DIR": emptyRuntime.path])
+        #expect(result.status == 4, "\(result)")
+        #expect(result.stderr.contains("no D-Bus session bus"), "\(result)")
+        #expect(!result.stderr.lowercased().contains("invalid token"))
+        #expect(lib.files().isEmpty, "\(lib.home.listing())")
+        let sessions = try CommandRunner.run("/usr/bin/sqlite3", [server.databasePath, "SELECT count(*) FROM sessions"])
+        #expect(sessions.stdout == "0\n", "no token was made on the server")
+        _ = _dir
+    }
+
+    @Test func lockedKeyringIsReportedAsLocked() throws {
+        let (server, _dir) = try startDemoServer()
+        let lib = try LibHarness()
+        // A keyring of its own, so that locking it does not disturb other tests.
+        var env = lib.environment
+        env["LIB_IN_TEST_SESSION"] = nil
+        let script = """
+            dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets \
+                org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/login >/dev/null
+            printf 'alice-demo\\n' | "$1" login "$2" --user alice --password-stdin
+            """
+        let result = try CommandRunner.run(repositoryRoot() + "/scripts/with-test-session.sh",
+            ["/bin/bash", "-c", script, "locked", BuiltProducts.path("lib"), server.baseURL], environment: env, timeout: 60)
+        #expect(result.status == 4, "\(result)")
+        #expect(result.stderr.contains("locked"), "\(result)")
+        #expect(lib.files().isEmpty, "\(lib.home.listing())")
+        _ = _dir
+    }
+
+    @Test func logoutRevokesTheTokenAndForgetsTheAccount() throws {
+        let (server, _dir) = try startDemoServer()
+        let lib = try LibHarness()
+        try lib.login("alice", to: server)
+        try lib.login("bob", to: server)
+        let token = try keyringToken(server: server, user: "alice")
+        let out = try lib.lib("logout", "alice")
+        #expect(out.status == 0, "\(out)")
+        #expect(out.stdout == "Signed out of alice@127.0.0.1:\(server.port).\nCurrent account: bob@127.0.0.1:\(server.port).\n")
+        let client = try HTTPTestClient(port: server.port)
+        #expect(try client.request("GET", "/v1/me", headers: [("Authorization", "Bearer \(token)")]).status == 401)
+        #expect(throws: (any Error).self) { try keyringToken(server: server, user: "alice") }
+        #expect(!FileManager.default.fileExists(atPath: lib.home.path + "/data/accounts/alice@127.0.0.1:\(server.port)"))
+        #expect(try lib.lib("switch").stdout == "* bob@127.0.0.1:\(server.port)  up to date\n")
+        _ = _dir
+    }
+
+    @Test func logoutOfflineSaysTheTokenIsStillValidThere() throws {
+        let (server, _dir) = try startDemoServer()
+        let lib = try LibHarness()
+        try lib.login("alice", to: server)
+        server.stop()
+        let out = try lib.lib("logout")
+        #expect(out.status == 0)
+        #expect(out.stdout.contains("it is forgotten here but still valid there"), "\(out)")
+        _ = _dir
+    }
+}
+
+/// The token lib stored for a demo user, read back from the keyring.
+func keyringToken(server: ServerProcess, user: String) throws -> String {
+    let id = try serverUserID(server, user)
+    let result = try CommandRunner.run("/usr/bin/secret-tool", ["lookup", "server", "http://127.0.0.1:\(server.port)", "user-id", id])
+    struct NotFound: Error {}
+    guard result.status == 0, !result.stdout.isEmpty else { throw NotFound() }
+    return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+func mode(_ path: String) -> Int {
+    ((try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions]) as? NSNumber)?.intValue ?? -1
+}
+
+func isDirectory(_ path: String) -> Bool {
+    var flag: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &flag) && flag.boolValue
+}
+
+/// The repository's root, from this file's place in it.
+func repositoryRoot(_ file: String = #filePath) -> String {
+    URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+}
