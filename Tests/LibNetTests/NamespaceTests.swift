@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Offline, unreachable and slow networks made for real in network
 /// namespaces, with the built `lib-net-check` run inside them.

@@ -1,27 +1,26 @@
 import Foundation
 import Glibc
-import TestSupport
 import Testing
 
 /// A network namespace made for one test with `ip netns add`, removed (with
 /// its veth links and resolver file) when released, even if the test failed.
 /// Only addresses from the documentation ranges are used, and only inside
 /// namespaces made here: nothing leaves them.
-final class NetworkNamespace: @unchecked Sendable {
-    let name: String
+public final class NetworkNamespace: @unchecked Sendable {
+    public let name: String
     private var peers: [String] = []
     private var interfaceCount = 0
     private static let counter = Mutex()
 
     /// Whether namespaces can be made here (root with iproute2).
-    static var isSupported: Bool {
+    public static var isSupported: Bool {
         getuid() == 0 && FileManager.default.isExecutableFile(atPath: ip)
     }
-    static let skipReason: Comment = "needs root and iproute2 (ip netns) to make network namespaces"
-    static let ip = "/usr/sbin/ip"
+    public static let skipReason: Comment = "needs root and iproute2 (ip netns) to make network namespaces"
+    public static let ip = "/usr/sbin/ip"
 
     /// A new namespace with `lo` up (a new namespace's `lo` starts down).
-    init() throws {
+    public init() throws {
         Self.removeLeftovers
         name = "libnet-\(getpid())-\(Self.counter.next())"
         try Self.ipCommand(["netns", "add", name])
@@ -47,7 +46,7 @@ final class NetworkNamespace: @unchecked Sendable {
     }()
 
     /// Runs `ip -n NAME ARGS`, failing the test's setup on error.
-    func ip(_ arguments: [String]) throws {
+    public func ip(_ arguments: [String]) throws {
         try Self.ipCommand(["-n", name] + arguments)
     }
 
@@ -55,7 +54,7 @@ final class NetworkNamespace: @unchecked Sendable {
     /// each end an address ("198.51.100.2/24" here, "198.51.100.1/24" there)
     /// and brings both up. Returns this side's interface name.
     @discardableResult
-    func addPeer(local: String, remote: String, remoteIPv6: String? = nil, localIPv6: String? = nil) throws -> String {
+    public func addPeer(local: String, remote: String, remoteIPv6: String? = nil, localIPv6: String? = nil) throws -> String {
         interfaceCount += 1
         let peer = "\(name)-p\(interfaceCount)"
         try Self.ipCommand(["netns", "add", peer])
@@ -76,7 +75,7 @@ final class NetworkNamespace: @unchecked Sendable {
     }
 
     /// Gives `ip netns exec` in this namespace its own resolv.conf.
-    func setResolver(_ contents: String) throws {
+    public func setResolver(_ contents: String) throws {
         let directory = "/etc/netns/\(name)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try contents.write(toFile: directory + "/resolv.conf", atomically: true, encoding: .utf8)
@@ -84,7 +83,7 @@ final class NetworkNamespace: @unchecked Sendable {
 
     /// Runs a program inside the namespace with a clean environment (no
     /// proxy variables from the test's own environment).
-    func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 30)
+    public func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 30)
         throws -> CommandResult
     {
         var env = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]
@@ -101,7 +100,7 @@ final class NetworkNamespace: @unchecked Sendable {
         try CommandRunner.run(executable, arguments, environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], timeout: 20)
     }
 
-    enum NamespaceError: Error { case command(String) }
+    public enum NamespaceError: Error { case command(String) }
 
     /// A process-wide counter for unique names.
     final class Mutex: @unchecked Sendable {
