@@ -1,4 +1,3 @@
-import Foundation
 import LibJSON
 import LibStore
 
@@ -11,22 +10,22 @@ public struct Cache {
         try statement.bind([.text(path)])
         guard try statement.step() else { return nil }
         return CachedDocument(path: path, body: statement.text(at: 0) ?? "", etag: statement.text(at: 1),
-                              fetchedAt: Date(timeIntervalSince1970: statement.value(at: 2).real ?? 0),
-                              validatedAt: Date(timeIntervalSince1970: statement.value(at: 3).real ?? 0))
+                              fetchedAt: statement.value(at: 2).real ?? 0,
+                              validatedAt: statement.value(at: 3).real ?? 0)
     }
 
     /// Stores a fresh copy (a 200 answer).
-    public func save(_ path: String, body: String, etag: String?, at date: Date) throws {
+    public func save(_ path: String, body: String, etag: String?, at date: UnixSeconds) throws {
         try db.run("""
             INSERT INTO documents (path, body, etag, fetched_at, validated_at) VALUES (?1, ?2, ?3, ?4, ?4)
             ON CONFLICT (path) DO UPDATE SET body = excluded.body, etag = excluded.etag,
                 fetched_at = excluded.fetched_at, validated_at = excluded.validated_at
-            """, [.text(path), .text(body), SQLValue(etag), .real(date.timeIntervalSince1970)])
+            """, [.text(path), .text(body), SQLValue(etag), .real(date)])
     }
 
     /// The server said the copy is current (a 304 answer).
-    public func markValidated(_ path: String, at date: Date) throws {
-        try db.run("UPDATE documents SET validated_at = ?2 WHERE path = ?1", [.text(path), .real(date.timeIntervalSince1970)])
+    public func markValidated(_ path: String, at date: UnixSeconds) throws {
+        try db.run("UPDATE documents SET validated_at = ?2 WHERE path = ?1", [.text(path), .real(date)])
     }
 
     /// The server says there is no such document (a 404, or a delete went through).
@@ -35,25 +34,25 @@ public struct Cache {
     }
 
     /// Stores a collection's member list and refreshes each member's entry.
-    public func saveCollection(_ path: String, members: [(path: String, body: String, etag: String?)], at date: Date) throws {
+    public func saveCollection(_ path: String, members: [(path: String, body: String, etag: String?)], at date: UnixSeconds) throws {
         try db.write { db in
             let cache = Cache(db: db)
             for member in members { try cache.save(member.path, body: member.body, etag: member.etag, at: date) }
             try db.run("""
                 INSERT INTO collections (path, members, fetched_at) VALUES (?1, ?2, ?3)
                 ON CONFLICT (path) DO UPDATE SET members = excluded.members, fetched_at = excluded.fetched_at
-                """, [.text(path), .text(members.map(\.path).joined(separator: "\n")), .real(date.timeIntervalSince1970)])
+                """, [.text(path), .text(members.map(\.path).joined(separator: "\n")), .real(date)])
         }
     }
 
     /// A cached collection: when it was fetched and its members' cached copies, in order.
-    public func collection(at path: String) throws -> (fetchedAt: Date, members: [CachedDocument])? {
+    public func collection(at path: String) throws -> (fetchedAt: UnixSeconds, members: [CachedDocument])? {
         guard let row = try db.query("SELECT members, fetched_at FROM collections WHERE path = ?1", [.text(path)]).first else {
             return nil
         }
         let paths = (row["members"].text ?? "").split(separator: "\n").map(String.init)
         let members = try paths.compactMap { try document(at: $0) }
-        return (Date(timeIntervalSince1970: row["fetched_at"].real ?? 0), members)
+        return (row["fetched_at"].real ?? 0, members)
     }
 
     /// Cached document paths starting with `prefix`, for completion.

@@ -1,4 +1,3 @@
-import Foundation
 import LibJSON
 
 /// A document as last received from the server, with what is needed to
@@ -7,10 +6,10 @@ public struct CachedDocument: Sendable, Equatable {
     public let path: String
     public let body: String
     public let etag: String?
-    public let fetchedAt: Date
-    public let validatedAt: Date
+    public let fetchedAt: UnixSeconds
+    public let validatedAt: UnixSeconds
 
-    public init(path: String, body: String, etag: String?, fetchedAt: Date, validatedAt: Date) {
+    public init(path: String, body: String, etag: String?, fetchedAt: UnixSeconds, validatedAt: UnixSeconds) {
         self.path = path
         self.body = body
         self.etag = etag

@@ -1,4 +1,3 @@
-import Foundation
 import LibStore
 
 /// The account's durable queue of writes: saved in one transaction with a
@@ -39,7 +38,7 @@ public struct Outbox {
     /// pending and was never attempted, the two become one (its key was never
     /// sent, so it can still change); otherwise the write queues behind it.
     @discardableResult
-    public func enqueue(_ write: NewWrite, now: Date = Date()) throws -> EnqueueOutcome {
+    public func enqueue(_ write: NewWrite, now: UnixSeconds = UnixClock.now()) throws -> EnqueueOutcome {
         try db.write { db in
             let last = try Self.items(db, "WHERE path = ?1 ORDER BY seq DESC LIMIT 1", [.text(write.path)]).first
             if let last, last.status == .pending, last.attempts == 0 {
@@ -48,7 +47,7 @@ public struct Outbox {
                     return .cancelled
                 }
                 try db.run("UPDATE outbox SET method = ?2, body = ?3, updated_at = ?4 WHERE seq = ?1",
-                           [.integer(last.seq), .text(write.method.rawValue), SQLValue(write.body), .real(now.timeIntervalSince1970)])
+                           [.integer(last.seq), .text(write.method.rawValue), SQLValue(write.body), .real(now)])
                 return .coalesced(seq: last.seq)
             }
             // Behind an earlier write of the same path, the precondition is
@@ -59,13 +58,13 @@ public struct Outbox {
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)
                 """, [.text(write.path), .text(write.method.rawValue), SQLValue(write.createOnly), SQLValue(write.body),
                       SQLValue(write.baseBody), SQLValue(write.baseETag), SQLValue(ifMatch), .text(Self.newKey()),
-                      .real(now.timeIntervalSince1970)])
+                      .real(now)])
             return .queued(seq: db.lastInsertRowID)
         }
     }
 
     /// A new idempotency key: 128 random bits, as a UUID.
-    static func newKey() -> String { UUID().uuidString.lowercased() }
+    static func newKey() -> String { IdempotencyKey.make() }
 
     /// All items in send order.
     public func all() throws -> [OutboxItem] { try Self.items(db, "ORDER BY seq", []) }
@@ -91,21 +90,21 @@ public struct Outbox {
 
     /// Counted durably before the request is sent: from then on the item is
     /// "attempted" and no later edit may merge into it.
-    public func markAttempted(seq: Int64, now: Date = Date()) throws {
+    public func markAttempted(seq: Int64, now: UnixSeconds = UnixClock.now()) throws {
         try db.run("UPDATE outbox SET attempts = attempts + 1, updated_at = ?2 WHERE seq = ?1",
-                   [.integer(seq), .real(now.timeIntervalSince1970)])
+                   [.integer(seq), .real(now)])
     }
 
     /// A transport failure, 5xx or 429: the item stays, first in line.
-    public func recordFailure(seq: Int64, error: String, now: Date = Date()) throws {
+    public func recordFailure(seq: Int64, error: String, now: UnixSeconds = UnixClock.now()) throws {
         try db.run("UPDATE outbox SET last_error = ?2, updated_at = ?3 WHERE seq = ?1",
-                   [.integer(seq), .text(error), .real(now.timeIntervalSince1970)])
+                   [.integer(seq), .text(error), .real(now)])
     }
 
     /// A 2xx: in one transaction, the item leaves the outbox, the cache takes
     /// the server's document (or forgets a deleted one), and the next write
     /// of the same path gets the new ETag as its precondition.
-    public func recordSuccess(seq: Int64, document: String?, etag: String?, now: Date = Date()) throws {
+    public func recordSuccess(seq: Int64, document: String?, etag: String?, now: UnixSeconds = UnixClock.now()) throws {
         try db.write { db in
             guard let item = try Self.items(db, "WHERE seq = ?1", [.integer(seq)]).first else { return }
             try db.run("DELETE FROM outbox WHERE seq = ?1", [.integer(seq)])
@@ -126,29 +125,29 @@ public struct Outbox {
 
     /// A 412: the item waits for `lib resolve`, holding the server's current
     /// document (nil when it no longer exists) and ETag from the answer.
-    public func recordConflict(seq: Int64, theirsBody: String?, theirsETag: String?, now: Date = Date()) throws {
+    public func recordConflict(seq: Int64, theirsBody: String?, theirsETag: String?, now: UnixSeconds = UnixClock.now()) throws {
         try db.run("""
             UPDATE outbox SET status = 'conflict', theirs_body = ?2, theirs_etag = ?3, last_error = NULL, updated_at = ?4
             WHERE seq = ?1
-            """, [.integer(seq), SQLValue(theirsBody), SQLValue(theirsETag), .real(now.timeIntervalSince1970)])
+            """, [.integer(seq), SQLValue(theirsBody), SQLValue(theirsETag), .real(now)])
     }
 
     /// Another 4xx: the server will not take this write as it is.
-    public func recordRejection(seq: Int64, problem: String, now: Date = Date()) throws {
+    public func recordRejection(seq: Int64, problem: String, now: UnixSeconds = UnixClock.now()) throws {
         try db.run("UPDATE outbox SET status = 'rejected', problem = ?2, last_error = NULL, updated_at = ?3 WHERE seq = ?1",
-                   [.integer(seq), .text(problem), .real(now.timeIntervalSince1970)])
+                   [.integer(seq), .text(problem), .real(now)])
     }
 
     /// Puts a settled conflict back in line with a new body and precondition,
     /// under a new key (the old key's answer was the 412).
-    public func requeue(seq: Int64, body: String?, method: OutboxItem.Method, ifMatch: String?, createOnly: Bool, now: Date = Date()) throws {
+    public func requeue(seq: Int64, body: String?, method: OutboxItem.Method, ifMatch: String?, createOnly: Bool, now: UnixSeconds = UnixClock.now()) throws {
         try db.run("""
             UPDATE outbox SET status = 'pending', method = ?2, body = ?3, if_match = ?4, create_only = ?5,
                 idempotency_key = ?6, theirs_body = NULL, theirs_etag = NULL, problem = NULL, last_error = NULL,
                 attempts = 0, updated_at = ?7
             WHERE seq = ?1
             """, [.integer(seq), .text(method.rawValue), SQLValue(body), SQLValue(ifMatch), SQLValue(createOnly),
-                  .text(Self.newKey()), .real(now.timeIntervalSince1970)])
+                  .text(Self.newKey()), .real(now)])
     }
 
     public func remove(seq: Int64) throws {
@@ -184,7 +183,7 @@ public struct Outbox {
                 idempotencyKey: s.text(at: 8) ?? "", status: OutboxItem.Status(rawValue: s.text(at: 9) ?? "") ?? .pending,
                 attempts: Int(s.integer(at: 10)), lastError: s.text(at: 11), theirsBody: s.text(at: 12),
                 theirsETag: s.text(at: 13), problem: s.text(at: 14),
-                createdAt: Date(timeIntervalSince1970: s.value(at: 15).real ?? 0))
+                createdAt: s.value(at: 15).real ?? 0)
         }
     }
 }

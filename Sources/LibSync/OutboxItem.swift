@@ -1,4 +1,3 @@
-import Foundation
 
 /// One write waiting in the outbox, with everything needed to send it
 /// exactly once and to explain or resolve it later.
@@ -26,5 +25,5 @@ public struct OutboxItem: Sendable, Equatable {
     public let theirsETag: String?
     /// For a rejected write: the server's problem detail.
     public let problem: String?
-    public let createdAt: Date
+    public let createdAt: UnixSeconds
 }

@@ -1,4 +1,3 @@
-import Foundation
 
 /// What one pass over the outbox did.
 public struct PushReport: Sendable, Equatable {
@@ -30,7 +29,7 @@ public struct PushRun {
         self.generation = generation
     }
 
-    public func run<Sender: WriteSender>(with sender: inout Sender, now: () -> Date = Date.init) throws -> PushReport {
+    public func run<Sender: WriteSender>(with sender: inout Sender, now: () -> UnixSeconds = UnixClock.now) throws -> PushReport {
         var report = PushReport()
         var after: Int64 = 0
         while let item = try store.outbox.nextSendable(after: after) {

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import LibStore
 
 /// Outboxes set aside at logout, kept per identity (server origin and user
@@ -30,8 +32,7 @@ public struct SetAsideOutboxes {
     /// The set-aside files of an identity, oldest first.
     public func files(for key: String) -> [String] {
         let dir = identityDirectory(key)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
-        return names.filter { $0.hasSuffix(".sqlite") }.sorted().map { dir + "/" + $0 }
+        return Self.directoryEntries(dir).filter { $0.hasSuffix(".sqlite") }.sorted().map { dir + "/" + $0 }
     }
 
     /// How many writes are set aside for the identity.
@@ -45,15 +46,16 @@ public struct SetAsideOutboxes {
     /// identity, in one transaction: the rows are either in the store or set
     /// aside, never both, never neither. Returns how many were moved.
     @discardableResult
-    public func setAside(from store: AccountStore, identityKey key: String, now: Date = Date()) throws -> Int {
+    public func setAside(from store: AccountStore, identityKey key: String, now: UnixSeconds = UnixClock.now()) throws -> Int {
         let count = try store.database.scalar("SELECT count(*) FROM outbox")?.integer ?? 0
         if count == 0 { return 0 }
         try makePrivateDirectory(identityDirectory(key))
-        let stamp = String(format: "%.6f", now.timeIntervalSince1970).leftPadded(20)
+        // Microseconds, zero-padded: file names sort in the order of the logouts.
+        let stamp = String(Int64(now * 1_000_000)).leftPadded(20)
         let file = identityDirectory(key) + "/\(stamp)-\(getpid()).sqlite"
         _ = try AccountStore(path: file)  // creates the schema, 0600
         let db = store.database
-        try db.execute("ATTACH DATABASE '\(file.replacingOccurrences(of: "'", with: "''"))' AS aside")
+        try db.execute("ATTACH DATABASE '\(sqlQuoted(file))' AS aside")
         defer { try? db.execute("DETACH DATABASE aside") }
         try db.write { db in
             try db.execute("INSERT INTO aside.outbox (\(Self.columns)) SELECT \(Self.columns) FROM main.outbox ORDER BY seq")
@@ -71,12 +73,11 @@ public struct SetAsideOutboxes {
         var restored = 0
         let db = store.database
         for file in files(for: key) {
-            try db.execute("ATTACH DATABASE '\(file.replacingOccurrences(of: "'", with: "''"))' AS aside")
+            try db.execute("ATTACH DATABASE '\(sqlQuoted(file))' AS aside")
             do {
                 restored += try db.write { db -> Int in
                     let n = Int(try db.scalar("SELECT count(*) FROM aside.outbox")?.integer ?? 0)
-                    let columns = Self.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                        .filter { $0 != "seq" }.joined(separator: ", ")
+                    let columns = Self.columnList.filter { $0 != "seq" }.joined(separator: ", ")
                     try db.execute("INSERT INTO main.outbox (\(columns)) SELECT \(columns) FROM aside.outbox ORDER BY seq")
                     return n
                 }
@@ -97,16 +98,46 @@ public struct SetAsideOutboxes {
         rmdir(identityDirectory(key))
     }
 
-    static let columns = """
-        seq, path, method, create_only, body, base_body, base_etag, if_match, idempotency_key, status, attempts, \
-        last_error, theirs_body, theirs_etag, problem, created_at, updated_at
-        """
+    static let columnList = [
+        "seq", "path", "method", "create_only", "body", "base_body", "base_etag", "if_match", "idempotency_key", "status",
+        "attempts", "last_error", "theirs_body", "theirs_etag", "problem", "created_at", "updated_at",
+    ]
+    static let columns = columnList.joined(separator: ", ")
 
-    private func makePrivateDirectory(_ path: String) throws {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        chmod(directory, 0o700)
-        chmod(path, 0o700)
+    /// A file name as an SQL string literal's contents: quotes doubled.
+    private func sqlQuoted(_ text: String) -> String {
+        text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''")
     }
+
+    /// Makes the set-aside directory and the identity's, each 0700.
+    private func makePrivateDirectory(_ path: String) throws {
+        for dir in [directory, path] {
+            if mkdir(dir, 0o700) != 0 && errno != EEXIST {
+                throw SetAsideError(path: dir, reason: String(cString: strerror(errno)))
+            }
+            chmod(dir, 0o700)
+        }
+    }
+
+    /// The names in a directory; none when it does not exist.
+    static func directoryEntries(_ path: String) -> [String] {
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+}
+
+struct SetAsideError: Error, CustomStringConvertible {
+    let path: String
+    let reason: String
+    var description: String { "Cannot create \(path): \(reason)" }
 }
 
 extension String {

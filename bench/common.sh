@@ -1,0 +1,64 @@
+# Shared by the benchmarks: a demo server, a signed-in LIB_HOME, stores
+# filled with cached documents and pending writes, and hyperfine helpers.
+# Source it; BIN must name the directory with the release binaries.
+
+bench_work=$(mktemp -d /tmp/lib-bench.XXXXXX)
+bench_server_pid=""
+bench_cleanup() {
+  [ -n "$bench_server_pid" ] && kill "$bench_server_pid" 2>/dev/null
+  wait 2>/dev/null
+  rm -rf "$bench_work"
+}
+trap bench_cleanup EXIT
+
+# Starts lib-server --demo; sets BENCH_URL.
+bench_start_server() {
+  "$BIN/lib-server" --db "$bench_work/server.sqlite" --listen 127.0.0.1:0 --demo "$@" > "$bench_work/server.out" &
+  bench_server_pid=$!
+  for _ in $(seq 1 200); do [ -s "$bench_work/server.out" ] && break; sleep 0.05; done
+  BENCH_URL=$(sed -n '1s/^listening on //p' "$bench_work/server.out")
+}
+
+# bench_home DIR: a LIB_HOME signed in as alice on the bench server.
+bench_home() {
+  mkdir -p "$1"
+  printf 'alice-demo\n' | LIB_HOME="$1" "$BIN/lib" -q login "$BENCH_URL" --user alice --password-stdin
+}
+
+# bench_fill HOME DOCS PENDING: DOCS cached documents and PENDING pending writes in alice's store.
+bench_fill() {
+  local store
+  store=$(ls -d "$1"/data/accounts/*/store.sqlite)
+  sqlite3 "$store" <<SQL
+PRAGMA synchronous=OFF;
+BEGIN;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $2)
+INSERT OR REPLACE INTO documents (path, body, etag, fetched_at, validated_at)
+SELECT 'books/b-' || i, '{"id":"b-' || i || '","title":"Book ' || i || '","author":"Someone","year":1965,"copies":3,"tags":["sf"]}',
+       '"1-' || i || '"', strftime('%s','now'), strftime('%s','now') FROM n;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $3)
+INSERT INTO outbox (path, method, body, base_body, base_etag, if_match, idempotency_key, created_at, updated_at)
+SELECT 'books/b-' || i, 'PUT', '{"title":"Edited ' || i || '"}', NULL, '"1-' || i || '"', '"1-' || i || '"',
+       'bench-' || i, strftime('%s','now'), strftime('%s','now') FROM n;
+COMMIT;
+SQL
+}
+
+# A 50-file git repository, the reference for commands run in shell prompts.
+bench_git_repo() {
+  local repo="$bench_work/git-repo"
+  mkdir -p "$repo"
+  git -C "$repo" init -q
+  for i in $(seq 1 50); do echo "file $i" > "$repo/f$i.txt"; done
+  git -C "$repo" add -A
+  git -C "$repo" -c user.email=bench@lib.invalid -c user.name=bench commit -qm init
+  echo "$repo"
+}
+
+# bench_mean JSON NAME: the mean seconds of the named command in hyperfine's export.
+bench_mean() {
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([r["mean"] for r in d["results"] if r["command"]==sys.argv[2]][0])' "$1" "$2"
+}
+
+# bench_ratio A B: A / B, two decimals.
+bench_ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}')" "$1" "$2"; }
