@@ -19,8 +19,10 @@ deps:
 build: deps
 	$(SWIFT) build --build-tests
 
+# Only the programs: the test support targets are not part of a release.
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build -c release --static-swift-stdlib --product lib
+	$(SWIFT) build -c release --static-swift-stdlib --product lib-server
 
 # Every test: unit, protocol and end-to-end (against the built binaries).
 test: build
@@ -30,7 +32,7 @@ test-only:
 	LIB_BIN_DIR=$(CURDIR)/$(DEBUG_BIN) scripts/with-test-session.sh $(SWIFT) test --skip-build
 
 demo: release
-	@scripts/demo.sh $(CURDIR)/$(RELEASE_BIN)
+	@scripts/with-test-session.sh scripts/demo.sh $(CURDIR)/$(RELEASE_BIN)
 
 bench: release
 	@bench/run.sh $(CURDIR)/$(RELEASE_BIN)

@@ -48,8 +48,9 @@ public struct CommandDispatcher: Sendable {
 
     /// Runs the process's own command line and exits with its status: all
     /// that `main.swift` does.
-    public func runAsMain() -> Never {
-        let context = CommandContext.live()
+    public func runAsMain(completionSource: any CompletionSource = NoResourcePaths()) -> Never {
+        var context = CommandContext.live()
+        context.completionSource = completionSource
         let status = run(Array(CommandLine.arguments.dropFirst()), context: context)
         context.standardOutput.flush()
         context.standardError.flush()

@@ -7,5 +7,6 @@ public enum LibCommandHandlers {
         LogoutSyntax.command.name: Logout.run,
         SwitchSyntax.command.name: Switch.run,
         StatusSyntax.command.name: Status.run,
+        GetSyntax.command.name: Get.run,
     ]
 }

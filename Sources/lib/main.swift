@@ -1,4 +1,4 @@
 import LibCLI
 import LibCommands
 
-CommandDispatcher(handlers: LibCommandHandlers.all).runAsMain()
+CommandDispatcher(handlers: LibCommandHandlers.all).runAsMain(completionSource: CacheCompletionSource())

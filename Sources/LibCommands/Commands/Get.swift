@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LibCLI
+import LibSync
+
+/// `lib get PATH [--offline | --fresh] [--timeout SECONDS]`: the fresh
+/// document when the server answers, else the last known copy, labelled on
+/// standard error with its age and the reason (DESIGN.md, "Reads").
+enum Get {
+    enum Freshness { case preferFresh, offline, fresh }
+
+    struct Options {
+        var path: ResourcePath
+        var freshness: Freshness
+        var timeout: Double?
+    }
+
+    static func options(_ parsed: ParsedCommand) throws -> Options {
+        let path: ResourcePath
+        do { path = try ResourcePath(parsing: parsed.argument(GetSyntax.path) ?? "") } catch {
+            throw UsageError(error.message, command: GetSyntax.command.name)
+        }
+        let freshness: Freshness = parsed.isSet(GetSyntax.offline) ? .offline : parsed.isSet(GetSyntax.fresh) ? .fresh : .preferFresh
+        return Options(path: path, freshness: freshness, timeout: parsed.seconds(GetSyntax.timeout))
+    }
+
+    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+        // The path is checked before any file, keyring or server is touched.
+        let options = try options(parsed)
+        let workspace = try AccountWorkspace(context)
+        if options.freshness == .offline { return try showOffline(options.path, workspace) }
+
+        let store = try workspace.openStore()
+        let before = try LocalCopy.read(options.path, from: store)
+        let cached = try store.cache.document(at: options.path.description)
+        let answer: ServerAnswer
+        do {
+            let fetcher = ResourceFetcher(api: workspace.api(token: try workspace.token(), timeout: options.timeout),
+                                          workspace: workspace)
+            answer = options.path.isDocument
+                ? .document(try fetcher.document(options.path, cachedETag: cached?.etag))
+                : .collection(try fetcher.collection(options.path))
+        } catch {
+            guard options.freshness != .fresh, let before else { throw error }
+            return try fallBack(to: before, after: error, context)
+        }
+        try record(answer, for: options.path, hadCopy: cached != nil, in: store, workspace)
+        guard let after = try LocalCopy.read(options.path, from: store) else {
+            throw CommandFailure("\(options.path) is not on \(workspace.account.origin.hostAndPort)")
+        }
+        present(after, label: nil, context)
+        return .success
+    }
+
+    /// What the server said about the path.
+    enum ServerAnswer {
+        case document(ResourceFetcher.DocumentAnswer)
+        /// The members, or nil when the server has no such collection.
+        case collection([ResourceFetcher.Member]?)
+    }
+
+    /// Records the server's answer in the cache: a new copy, a revalidated
+    /// one, or (404) a forgotten one, which fails unless unsent writes remain
+    /// to be shown.
+    private static func record(_ answer: ServerAnswer, for path: ResourcePath, hadCopy: Bool, in store: AccountStore,
+                               _ workspace: AccountWorkspace) throws {
+        let now: UnixSeconds = workspace.context.now().secondsSince1970
+        let server = workspace.account.origin.hostAndPort
+        switch answer {
+        case .document(.fresh(let body, let etag)): try store.cache.save(path.description, body: body, etag: etag, at: now)
+        case .document(.notModified): try store.cache.markValidated(path.description, at: now)
+        case .document(.notFound):
+            try store.cache.forget(path.description)
+            if try store.outbox.items(for: path.description).isEmpty {
+                throw CommandFailure("\(path) is not on \(server)\(hadCopy ? "; the cached copy was forgotten" : "")")
+            }
+        case .collection(let members?): try store.cache.saveCollection(path.description, members: members, at: now)
+        case .collection(nil): throw CommandFailure("\(path) is not on \(server)")
+        }
+    }
+
+    /// `--offline`: the store only, opened read-only; nothing cached is a failure (exit 1).
+    private static func showOffline(_ path: ResourcePath, _ workspace: AccountWorkspace) throws -> ExitCode {
+        let storePath = workspace.paths.storePath(workspace.name)
+        // A missing store (nothing read yet) is "not cached", not an error.
+        let copy = access(storePath, F_OK) == 0 ? try LocalCopy.read(path, from: AccountStore(readingFrom: storePath)) : nil
+        guard let copy else {
+            throw CommandFailure("\(path) is not cached for \(workspace.name): run `lib get \(path)` while online")
+        }
+        let context = workspace.context
+        present(copy, label: context.globalOptions.quiet ? nil : ageLabel(copy, context), context)
+        return .success
+    }
+
+    /// Shows the copy from before the request failed. A temporary failure
+    /// (offline, unreachable, 5xx, timeout) is only explained (exit 0); any
+    /// other still fails, after the copy is shown.
+    private static func fallBack(to copy: LocalCopy, after error: any Error, _ context: CommandContext) throws -> ExitCode {
+        let label = ageLabel(copy, context)
+        let (message, code) = explanation(of: error)
+        if code == .temporaryFailure {
+            present(copy, label: label + " " + message, context)
+            return .success
+        }
+        present(copy, label: label, context)
+        throw error
+    }
+
+    /// "Showing the copy from 3 hours ago."
+    static func ageLabel(_ copy: LocalCopy, _ context: CommandContext) -> String {
+        guard let confirmedAt = copy.confirmedAt else { return "Showing only what is saved on this device." }
+        let age = AgeWording.describe(seconds: context.now().secondsSince1970 - confirmedAt)
+        return age == "just now" ? "Showing the copy saved just now." : "Showing the copy from \(age)."
+    }
+
+    /// The sentence and exit code an error is reported with.
+    private static func explanation(of error: any Error) -> (String, ExitCode) {
+        switch error {
+        case let failure as CommandFailure: return (failure.message, failure.exitCode)
+        case let failure as any ReportableError: return (failure.message, failure.exitCode)
+        default: return (String(describing: error), .failure)
+        }
+    }
+
+    /// The copy on standard output (text on a terminal, else JSON); the
+    /// label and the unsent writes on standard error.
+    static func present(_ copy: LocalCopy, label: String?, _ context: CommandContext) {
+        let json = context.globalOptions.json || !context.standardOutput.isTerminal
+        let output: String
+        if copy.path.isDocument, let view = copy.views.first {
+            output = json ? DocumentRendering.json(view) : DocumentRendering.text(view)
+        } else {
+            output = json ? DocumentRendering.json(collection: copy.views) : DocumentRendering.table(copy.views)
+        }
+        context.standardOutput.write(output)
+        if let label { context.standardError.write(label + "\n") }
+        if let notice = PendingWrites.notice(copy.views.compactMap(\.pending)) { context.standardError.write(notice) }
+    }
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# `lib get --offline books/b-7` with 100,000 cached documents and 10,000
+# pending writes (b-7 among them, so the pending write is applied) against
+# `git status --porcelain` in a 50-file repo, in the same hyperfine run
+# (budget 2×), and its growth from 1k documents / 10 pending (budget 1.2×).
+# Usage: bench/get-offline.sh BIN_DIR   (inside scripts/with-test-session.sh)
+set -euo pipefail
+BIN=$(cd "${1:-.build/release}" && pwd)
+. "$(dirname "$0")/common.sh"
+
+bench_start_server
+small="$bench_work/small" large="$bench_work/large"
+bench_home "$small"; bench_fill "$small" 1000 10
+bench_home "$large"; bench_fill "$large" 100000 10000
+repo=$(bench_git_repo)
+# The server is not needed any more: --offline must not notice it is gone.
+kill "$bench_server_pid"; wait "$bench_server_pid" 2>/dev/null || true; bench_server_pid=""
+
+for home in "$small" "$large"; do
+  LIB_HOME="$home" "$BIN/lib" get --offline books/b-7 >/dev/null 2>&1 \
+    || { echo "lib get --offline books/b-7 failed in $home" >&2; exit 1; }
+done
+
+# One hyperfine run per store, each with git as its reference, so that
+# LIB_HOME can be set without an `env` process in the measured command.
+measure() {
+  LIB_HOME="$1" hyperfine -N --warmup 20 --min-runs 300 --export-json "$2" \
+    -n git "git -C $repo status --porcelain" -n lib "$BIN/lib get --offline books/b-7" >/dev/null
+}
+measure "$small" "$bench_work/small.json"
+measure "$large" "$bench_work/large.json"
+git_small=$(bench_mean "$bench_work/small.json" git); small_t=$(bench_mean "$bench_work/small.json" lib)
+git_large=$(bench_mean "$bench_work/large.json" git); large_t=$(bench_mean "$bench_work/large.json" lib)
+ms() { python3 -c "print(f'{float(\"$1\")*1000:.2f}')"; }
+echo "get --offline, 1k documents / 10 pending:    lib $(ms "$small_t") ms, git $(ms "$git_small") ms"
+echo "get --offline, 100k documents / 10k pending: lib $(ms "$large_t") ms, git $(ms "$git_large") ms"
+echo "get --offline ratio vs git status (100k/10k): $(bench_ratio "$large_t" "$git_large") (budget 2.0)"
+echo "get --offline growth 1k/10 -> 100k/10k: $(bench_ratio "$large_t" "$small_t") (budget 1.2)"
