@@ -8,5 +8,7 @@ public enum LibCommandHandlers {
         SwitchSyntax.command.name: Switch.run,
         StatusSyntax.command.name: Status.run,
         GetSyntax.command.name: Get.run,
+        EditSyntax.command.name: Edit.run,
+        PushSyntax.command.name: Push.run,
     ]
 }

@@ -27,7 +27,9 @@ extension AccountFileError: ReportableError {
 
 extension DatabaseError: ReportableError {
     public var message: String {
-        if isDiskFull { return "\(description). Free some space and try again; nothing was changed." }
+        if isDiskFull || path.map(DiskSpace.isExhausted(near:)) == true {
+            return "\(description). The disk is full: free some space and try again; nothing was changed."
+        }
         if isReadOnly { return "\(description). Check the file's permissions; nothing was changed." }
         if isCorrupt { return "\(description). Move the file away to start that account's store afresh." }
         return description

@@ -44,7 +44,14 @@ public final class Database {
         // fails here at open rather than at the first query.
         try execute("SELECT count(*) FROM sqlite_schema")
         if !options.readOnly {
-            if options.walJournal { try execute("PRAGMA journal_mode=WAL") }
+            if options.walJournal {
+                try execute("PRAGMA journal_mode=WAL")
+                // Keep the -wal and -shm files when the last connection
+                // closes: a read-only reader (`lib status`) then opens them
+                // as they are instead of rebuilding the WAL index each time.
+                var persist: Int32 = 1
+                sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
+            }
             try execute("PRAGMA synchronous=FULL")
         }
         try execute("PRAGMA foreign_keys=ON")

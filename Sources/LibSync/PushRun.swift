@@ -38,6 +38,9 @@ public struct PushRun {
                 return report
             }
             try store.outbox.markAttempted(seq: item.seq, now: now())
+            // Read again once marked: an edit may have merged into the item
+            // between the two statements, and from now on none can.
+            guard let item = try store.outbox.item(seq: item.seq) else { continue }
             let outcome = sender.send(item)
             switch outcome {
             case .applied(let document, let etag):

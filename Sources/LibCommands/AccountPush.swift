@@ -1,0 +1,190 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LibCLI
+import LibNet
+import LibSync
+
+/// One account's push, start to end: take the account's push lock (waiting
+/// within the budget), read its generation, send the outbox in order over
+/// one connection, and, with a deadline (`push --wait`), keep trying until
+/// the writes are sent or the time is up — waiting for a network route when
+/// offline, backing off when the server is unreachable or busy.
+struct AccountPush {
+    let workspace: AccountWorkspace
+    /// Monotonic seconds after which nothing new starts; nil: one pass, no retry.
+    let deadline: Double?
+    /// How long to wait for another push of the account without a deadline.
+    let lockWait: Double
+    let progress: WaitProgress
+
+    /// How long a push without `--wait` waits for an overlapping one.
+    static let defaultLockWait = 30.0
+
+    /// How the push ended: the summary for standard output (nil when there
+    /// is nothing to say), the problem for standard error, the exit code.
+    struct Result {
+        var summary: String?
+        var problem: String?
+        var exitCode: ExitCode
+        /// Whether the summary only says that all went well.
+        var isQuietSuccess: Bool { exitCode == .success && problem == nil }
+    }
+
+    private var name: String { workspace.name }
+    private var host: String { workspace.account.origin.hostAndPort }
+
+    func run() -> Result {
+        do {
+            return try push()
+        } catch let error as any ReportableError {
+            return Result(summary: nil, problem: error.message, exitCode: error.exitCode)
+        } catch let error as CommandFailure {
+            return Result(summary: nil, problem: error.message, exitCode: error.exitCode)
+        } catch {
+            return Result(summary: nil, problem: "\(name): \(error)", exitCode: .failure)
+        }
+    }
+
+    private func push() throws -> Result {
+        let store = try workspace.openStore()
+        // Read once, before the lock: a logout that begins while this push
+        // waits raises it, and PushRun then sends nothing.
+        let generation = try store.generation()
+        if try store.outbox.counts().pending == 0 { return try finish(Tally(), store: store) }
+
+        progress.show("Waiting for another push of \(name) to finish", secondsLeft: secondsLeft)
+        let lock = try PushLock.acquire(path: workspace.paths.pushLockPath(name),
+                                        timeout: deadline.map { max(0, $0 - MonotonicClock.now()) } ?? lockWait)
+        progress.clear()
+        guard let lock else {
+            let pending = try store.outbox.counts().pending
+            return Result(summary: nil, problem: "Another push of \(name) is still running; \(Self.saved(pending))",
+                          exitCode: .temporaryFailure)
+        }
+        defer { withExtendedLifetime(lock) {} }
+
+        let token = try workspace.token()
+        var sender = HTTPWriteSender(api: workspace.api(token: token), deadline: deadline)
+        var backoff = RetryBackoff()
+        var tally = Tally()
+        while true {
+            let report = try PushRun(store: store, generation: generation).run(with: &sender)
+            tally.add(report)
+            switch report.stop {
+            case nil:
+                return try finish(tally, store: store)
+            case .unauthorized:
+                return try finish(tally, store: store, problem:
+                    "Your session for \(name) has expired: run `lib login \(workspace.account.origin)`. \(Self.saved(try store.outbox.counts().pending))",
+                    exitCode: .authentication)
+            case .loggedOut:
+                return try finish(tally, store: store, problem:
+                    "\(name) was signed out during the push; the writes not sent were set aside.", exitCode: .authentication)
+            case .temporary(_, let retryAfter):
+                let pending = try store.outbox.counts().pending
+                guard let failure = sender.lastFailure else {
+                    return try finish(tally, store: store, problem: "Out of time; \(Self.saved(pending))", exitCode: .temporaryFailure)
+                }
+                let explanation = FailureExplanation.diagnose(failure, account: name, pendingWrites: pending)
+                let code = ExitCode(rawValue: explanation.exitCode) ?? .failure
+                guard failure.isTemporary, let deadline, try wait(after: explanation, failure: failure,
+                                                                   retryAfter: retryAfter, backoff: &backoff, until: deadline)
+                else {
+                    return try finish(tally, store: store, problem: explanation.message, exitCode: code)
+                }
+            }
+        }
+    }
+
+    /// Waits before the next attempt; false when the deadline comes first.
+    private func wait(after explanation: FailureExplanation, failure: TransportFailure, retryAfter: Double?,
+                      backoff: inout RetryBackoff, until deadline: Double) throws -> Bool {
+        if explanation.reason == "offline" {
+            let watcher = PathWatcher(host: failure.endpoint.host, port: failure.endpoint.port)
+            let started = MonotonicClock.now()
+            while true {
+                let remaining = deadline - MonotonicClock.now()
+                if remaining <= 0 { progress.clear(); return false }
+                progress.show("You're offline: waiting for a network route to \(failure.endpoint.host)", secondsLeft: remaining)
+                // Slices of a second only to refresh the time left on a
+                // terminal; each slice listens to netlink from its start.
+                let slice = progress.isEnabled ? min(remaining, 1) : remaining
+                let until = ContinuousClock.now + .milliseconds(Int64(slice * 1000))
+                if case .available = watcher.waitForPath(until: until) { break }
+            }
+            progress.clear()
+            // A route that was there all along (the failure only looked like
+            // an offline one): back off rather than spin.
+            if MonotonicClock.now() - started > 0.05 { return true }
+        }
+        let delay = backoff.nextDelay(retryAfter: retryAfter)
+        let resumeAt = MonotonicClock.now() + delay
+        guard resumeAt < deadline else { return false }
+        while MonotonicClock.now() < resumeAt {
+            let left = resumeAt - MonotonicClock.now()
+            progress.show("\(explanation.message.prefix(while: { $0 != "." })); retrying in \(Int(left.rounded(.up))) s",
+                          secondsLeft: deadline - MonotonicClock.now())
+            Self.sleep(progress.isEnabled ? min(left, 1) : left)
+        }
+        progress.clear()
+        return true
+    }
+
+    /// The summary and exit code once nothing more will be sent.
+    private func finish(_ tally: Tally, store: AccountStore, problem: String? = nil,
+                        exitCode: ExitCode = .success) throws -> Result {
+        let counts = try store.outbox.counts()
+        var parts: [String] = []
+        if tally.applied > 0 {
+            parts.append("Pushed \(Wording.writes(tally.applied)) to \(host) as \(name).")
+        } else if problem == nil {
+            parts.append(tally.conflicts.isEmpty && tally.rejected.isEmpty
+                ? "Nothing to push for \(name)." : "Nothing pushed to \(host) as \(name).")
+        }
+        parts += Self.attention(tally.conflicts, "conflict", "conflicts")
+        parts += Self.attention(tally.rejected, "rejected write", "rejected writes")
+        let earlier = (counts.conflicts - tally.conflicts.count) + (counts.rejected - tally.rejected.count)
+        if earlier > 0 && tally.conflicts.isEmpty && tally.rejected.isEmpty {
+            parts.append("\(Wording.count(earlier, "write").capitalizedFirst) still \(earlier == 1 ? "waits" : "wait") for you: run `lib resolve`.")
+        }
+        var code = exitCode
+        if code == .success && counts.conflicts + counts.rejected > 0 { code = .attention }
+        return Result(summary: parts.isEmpty ? nil : parts.joined(separator: " "), problem: problem, exitCode: code)
+    }
+
+    /// "1 conflict: books/b-7 — run `lib resolve books/b-7`."
+    private static func attention(_ paths: [String], _ singular: String, _ plural: String) -> [String] {
+        guard !paths.isEmpty else { return [] }
+        let unique = paths.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        let noun = paths.count == 1 ? singular : plural
+        let command = unique.count == 1 ? "lib resolve \(unique[0])" : "lib resolve"
+        return ["\(paths.count) \(noun): \(unique.joined(separator: ", ")) — run `\(command)`."]
+    }
+
+    private static func saved(_ pending: Int) -> String {
+        pending == 1 ? "1 write is saved on this device." : "\(pending) writes are saved on this device."
+    }
+
+    private var secondsLeft: Double? { deadline.map { $0 - MonotonicClock.now() } }
+
+    private static func sleep(_ seconds: Double) {
+        guard seconds > 0 else { return }
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+
+    /// What the passes of one push did, added up.
+    struct Tally {
+        var applied = 0
+        var conflicts: [String] = []
+        var rejected: [String] = []
+
+        mutating func add(_ report: PushReport) {
+            applied += report.applied
+            conflicts += report.conflicts
+            rejected += report.rejected
+        }
+    }
+}

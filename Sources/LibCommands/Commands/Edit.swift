@@ -1,0 +1,112 @@
+import LibCLI
+import LibJSON
+import LibSync
+
+/// `lib edit PATH [FIELD=STRING | FIELD:=JSON ...] [--create] [--delete] [--push]`
+///
+/// Makes the change against the document as this device knows it, checks
+/// what can be checked here (the protocol's fields and types), and saves it
+/// in the outbox in one durable transaction; `--push` then sends it. Never
+/// waits for a running push: the outbox is shared through SQLite alone.
+///
+/// Exit 2 when the command line cannot be read (a PATH that is not a
+/// document, `FIELD:=` text that is not JSON, `--delete` with fields);
+/// exit 1 when the document it would make breaks a rule (the field is named).
+enum Edit {
+    struct Options {
+        var path: ResourcePath
+        var id: String
+        var assignments: [FieldAssignment]
+        var create: Bool
+        var delete: Bool
+        var push: Bool
+    }
+
+    static func options(_ parsed: ParsedCommand) throws(UsageError) -> Options {
+        let text = parsed.argument(EditSyntax.path) ?? ""
+        let path = try ResourcePath(parsing: text)
+        guard let id = path.id else {
+            throw UsageError("'\(text)' is a collection; edit one of its documents, such as '\(path.collection)/b-7'", command: "edit")
+        }
+        let assignments = parsed.assignments(EditSyntax.assignments)
+        let delete = parsed.isSet(EditSyntax.delete)
+        if delete && !assignments.isEmpty {
+            throw UsageError("--delete takes no FIELD=VALUE assignments", command: "edit")
+        }
+        for assignment in assignments { _ = try assignment.jsonValue() }
+        return Options(path: path, id: id, assignments: assignments, create: parsed.isSet(EditSyntax.create),
+                       delete: delete, push: parsed.isSet(EditSyntax.push))
+    }
+
+    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+        let options = try options(parsed)
+        let workspace = try AccountWorkspace(context)
+        let store = try workspace.openStore()
+        let key = options.path.description
+        let base = try EditBase.load(options.path, store: store, workspace: workspace, fetchIfMissing: !options.create)
+
+        let start: JSONObject
+        if options.create {
+            if base.document != nil && !base.pendingCreate {
+                throw CommandFailure("\(key) already exists (this device has a copy): edit it without --create.")
+            }
+            start = base.document ?? JSONObject([("id", .string(options.id))])
+        } else if let document = base.document {
+            start = document
+        } else {
+            throw CommandFailure("\(key) is deleted on this device (not pushed yet): use --create to make it again.")
+        }
+
+        var body: JSONValue?
+        if !options.delete {
+            guard let changed = try newDocument(from: start, options, workspace: workspace) else {
+                if !context.globalOptions.quiet { context.standardOutput.write("Nothing changed; \(key) is as it was.\n") }
+                return .success
+            }
+            body = changed
+        }
+
+        let outcome = try store.outbox.enqueue(Outbox.NewWrite(
+            path: key, method: options.delete ? .delete : .put, createOnly: options.create, body: body?.serialized(),
+            baseBody: options.create ? nil : base.cached?.body, baseETag: options.create ? nil : base.cached?.etag))
+        if !context.globalOptions.quiet {
+            let pending = try store.outbox.counts().pending
+            let what = outcome == .cancelled ? "Dropped the unsent creation of \(key)" : "Saved on this device"
+            context.standardOutput.write("\(what); \(Wording.writes(pending)) pending for \(workspace.name)\n")
+            context.standardOutput.flush()
+        }
+        guard options.push else { return .success }
+        let result = AccountPush(workspace: workspace, deadline: nil, lockWait: AccountPush.defaultLockWait,
+                                 progress: WaitProgress(context)).run()
+        Push.report(result, context, quietWhenWell: false)
+        return result.exitCode
+    }
+
+    /// The document after the change, checked; nil when nothing changed.
+    private static func newDocument(from start: JSONObject, _ options: Options, workspace: AccountWorkspace) throws -> JSONValue? {
+        let key = options.path.description
+        let validate = { (document: JSONValue) in BookRules.problems(in: document, id: options.id) }
+        if options.assignments.isEmpty {
+            let editor = DocumentEditor(
+                environment: workspace.context.environment,
+                introduction: ["\(options.create ? "Creating" : "Editing") \(key) for \(workspace.name).",
+                               "Lines starting with '#' are ignored; an unchanged or empty file changes nothing."],
+                validate: validate)
+            workspace.context.standardOutput.flush()
+            return try editor.edit(.object(start), fileName: key.replacingSlashes + ".json")
+        }
+        let changed = JSONValue.object(try FieldAssignment.apply(options.assignments, to: start))
+        let problems = validate(changed)
+        guard problems.isEmpty else {
+            throw CommandFailure("\(key) was not saved: " + problems.joined(separator: "; ") + ".")
+        }
+        // `JSONValue` is nil-literal convertible (to JSON null): spell out
+        // "no document" so that it can never become a `null` body.
+        return changed == .object(start) && !options.create ? Optional<JSONValue>.none : changed
+    }
+}
+
+extension String {
+    /// `books/b-7` as a file name: `books-b-7`.
+    fileprivate var replacingSlashes: String { String(map { $0 == "/" ? "-" : $0 }) }
+}

@@ -1,0 +1,71 @@
+import LibAccounts
+import LibCLI
+
+/// `lib push [--wait SECONDS] [--all]`: sends the outbox of the account (or
+/// of every signed-in account, one after the other, each with its own token
+/// and connection).
+///
+/// Output: the summary on standard output ("Pushed 3 writes to HOST as
+/// ACCOUNT. 1 conflict: books/b-7 — run `lib resolve books/b-7`."), the
+/// reason a push stopped on standard error. `--wait` is the cron form: off
+/// a terminal it prints nothing when all went well, one line per problem
+/// otherwise. `-q` drops the lines that only say all went well.
+///
+/// With `--all` the exit code is the worst of the accounts', worst first:
+/// 1 (an unexpected failure), 4 (sign in again: nothing of that account can
+/// be sent), 3 (conflicts or rejected writes wait for a decision), 75 (try
+/// later: it heals by itself), 0. The codes that need a person come before
+/// the one that does not.
+enum Push {
+    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+        let deadline = parsed.seconds(PushSyntax.wait).map { MonotonicClock.now() + $0 }
+        let workspaces: [AccountWorkspace]
+        if parsed.isSet(PushSyntax.all) {
+            let directories = try context.directories
+            let index = try AccountIndex.load(from: directories.config)
+            guard !index.accounts.isEmpty else {
+                throw CommandFailure("Not signed in: run `lib login SERVER_URL`.", exitCode: .authentication)
+            }
+            let paths = AccountPaths(directories: directories)
+            workspaces = index.accounts.map { AccountWorkspace(context, paths: paths, index: index, account: $0) }
+        } else {
+            workspaces = [try AccountWorkspace(context)]
+        }
+        var worst = ExitCode.success
+        for workspace in workspaces {
+            let push = AccountPush(workspace: workspace, deadline: deadline, lockWait: AccountPush.defaultLockWait,
+                                   progress: WaitProgress(context))
+            let result = push.run()
+            report(result, context, quietWhenWell: deadline != nil && !context.standardOutput.isTerminal)
+            worst = worse(worst, result.exitCode)
+        }
+        return worst
+    }
+
+    /// Prints what one account's push has to say.
+    static func report(_ result: AccountPush.Result, _ context: CommandContext, quietWhenWell: Bool) {
+        let silent = result.isQuietSuccess && (quietWhenWell || context.globalOptions.quiet)
+        if let summary = result.summary, !silent {
+            context.standardOutput.write(summary + "\n")
+            context.standardOutput.flush()
+        }
+        if let problem = result.problem {
+            context.standardError.write("\(ProgramInfo.name): \(problem)\n")
+        }
+    }
+
+    /// The exit code that says more, in the order documented above.
+    static func worse(_ a: ExitCode, _ b: ExitCode) -> ExitCode {
+        rank(a) >= rank(b) ? a : b
+    }
+
+    private static func rank(_ code: ExitCode) -> Int {
+        switch code {
+        case .success: 0
+        case .temporaryFailure: 1
+        case .attention: 2
+        case .authentication: 3
+        case .usage, .failure: 4
+        }
+    }
+}

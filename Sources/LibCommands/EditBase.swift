@@ -1,0 +1,68 @@
+import LibCLI
+import LibJSON
+import LibNet
+import LibSync
+
+/// What an edit of one document starts from: the document as this device
+/// knows it (the cached copy with the pending writes applied: the newest
+/// write's body), and the cached copy and ETag it is made against. When the
+/// device has never seen the document it is fetched first; without a token
+/// or a server that answers, the edit cannot start.
+struct EditBase {
+    /// The document to change; nil when it does not exist (deleted on this device).
+    var document: JSONObject?
+    /// The server's version the change is made against: the cached copy.
+    var cached: CachedDocument?
+    /// Whether the newest local change is a create that was never sent.
+    var pendingCreate: Bool
+
+    static func load(_ path: ResourcePath, store: AccountStore, workspace: AccountWorkspace, fetchIfMissing: Bool) throws -> EditBase {
+        let key = path.description
+        let cached = try store.cache.document(at: key)
+        if let newest = try store.outbox.items(for: key).last {
+            let document = newest.method == .delete ? nil : newest.body.flatMap { try? JSONParser.parse($0) }?.objectValue
+            return EditBase(document: document, cached: cached, pendingCreate: newest.createOnly && newest.attempts == 0)
+        }
+        if let cached {
+            guard let object = cached.json?.objectValue else {
+                throw CommandFailure("The cached copy of \(key) is not a JSON object; run `lib get \(key)` to refresh it.")
+            }
+            return EditBase(document: object, cached: cached, pendingCreate: false)
+        }
+        guard fetchIfMissing else { return EditBase(document: nil, cached: nil, pendingCreate: false) }
+        let fetched = try fetch(path, store: store, workspace: workspace)
+        return EditBase(document: fetched.json?.objectValue, cached: fetched, pendingCreate: false)
+    }
+
+    /// `GET` of a document this device has never seen, kept in the cache.
+    private static func fetch(_ path: ResourcePath, store: AccountStore, workspace: AccountWorkspace) throws -> CachedDocument {
+        let key = path.description
+        let host = workspace.account.origin.hostAndPort
+        let token = try workspace.token()
+        let api = workspace.api(token: token)
+        let response: HTTPResponse
+        do throws(TransportFailure) {
+            response = try api.send("GET", path.apiPath)
+            if let failure = api.failure(for: response) { throw failure }
+        } catch {
+            let explanation = FailureExplanation.diagnose(error, account: workspace.name, pendingWrites: 0)
+            throw CommandFailure("\(key) is not on this device yet and couldn't be fetched: \(explanation.message) Run `lib get \(key)` while online, then edit it.",
+                                 exitCode: ExitCode(rawValue: explanation.exitCode) ?? .failure)
+        }
+        switch response.status {
+        case 200:
+            let body = String(decoding: response.body, as: UTF8.self)
+            guard (try? JSONParser.parse(body))?.objectValue != nil else {
+                throw CommandFailure("\(host) answered GET \(path.apiPath) with something that is not a JSON object.")
+            }
+            let now = workspace.context.now().secondsSince1970
+            let document = CachedDocument(path: key, body: body, etag: response.headers["ETag"], fetchedAt: now, validatedAt: now)
+            try store.cache.save(key, body: body, etag: document.etag, at: document.fetchedAt)
+            return document
+        case 404:
+            throw CommandFailure("\(key) doesn't exist on \(host): use `lib edit \(key) --create` to create it.")
+        default:
+            throw CommandFailure("\(host) answered GET \(path.apiPath) with \(response.status): \(response.problemDetail)")
+        }
+    }
+}

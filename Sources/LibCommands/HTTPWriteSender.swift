@@ -1,0 +1,94 @@
+import LibJSON
+import LibNet
+import LibSync
+
+/// Sends outbox items to the server over one `ServerAPI` (and so one
+/// connection for the whole push), and reads each answer as DESIGN.md's
+/// "Writes: the outbox" says: 2xx applied, 412 conflict, 401 unauthorized,
+/// 409/429/5xx and transport failures temporary, other 4xx rejected.
+struct HTTPWriteSender: WriteSender {
+    let api: ServerAPI
+    /// No request starts after this instant (`push --wait`); nil: no limit.
+    let deadline: Double?
+    /// Why the last temporary outcome happened, for the user's explanation
+    /// (nil when the time ran out before sending).
+    private(set) var lastFailure: TransportFailure?
+    /// Whether the last pass stopped because the deadline had passed.
+    private(set) var ranOutOfTime = false
+
+    init(api: ServerAPI, deadline: Double?) {
+        self.api = api
+        self.deadline = deadline
+    }
+
+    mutating func send(_ item: OutboxItem) -> WriteOutcome {
+        lastFailure = nil
+        ranOutOfTime = false
+        if let deadline, MonotonicClock.now() >= deadline {
+            ranOutOfTime = true
+            return .temporary(reason: "the time given with --wait ran out", retryAfter: nil)
+        }
+        let target = "/v1/" + item.path
+        var headers = [("Idempotency-Key", item.idempotencyKey)]
+        if item.createOnly {
+            headers.append(("If-None-Match", "*"))
+        } else if let ifMatch = item.ifMatch {
+            headers.append(("If-Match", ifMatch))
+        }
+        let response: HTTPResponse
+        do {
+            switch item.method {
+            case .put:
+                var body: JSONValue?
+                if let text = item.body { body = try? JSONParser.parse(text) }
+                guard let body else { return .rejected(problem: "the saved document is not valid JSON") }
+                response = try api.send("PUT", target, headers: headers, json: body)
+            case .delete:
+                response = try api.send("DELETE", target, headers: headers)
+            }
+        } catch {
+            return temporary(error)
+        }
+        return outcome(of: response)
+    }
+
+    /// What one answer means for the write.
+    mutating func outcome(of response: HTTPResponse) -> WriteOutcome {
+        switch response.status {
+        case 200...299:
+            let document = response.isJSON && !response.body.isEmpty ? String(decoding: response.body, as: UTF8.self) : nil
+            return .applied(document: document, etag: response.headers["ETag"])
+        case 412:
+            let problem = response.json
+            let current = problem?["current"]
+            let theirs = current.flatMap { $0.isNull ? nil : $0.serialized() }
+            let etag = problem?["current_etag"]?.stringValue ?? response.headers["ETag"]
+            return .conflict(theirs: theirs, etag: etag)
+        case 401:
+            lastFailure = api.failure(for: response)
+            return .unauthorized
+        case 409:
+            // The same key is still being processed (an earlier attempt whose
+            // answer was lost): the same request later replays its result.
+            let failure = TransportFailure(
+                kind: .serverError(status: 409, reason: "Conflict", retryAfter: response.retryAfter), endpoint: api.endpoint)
+            return temporary(failure)
+        case 429, 500...599, 300...399:
+            guard let failure = api.failure(for: response) else { return .rejected(problem: response.problemDetail) }
+            return temporary(failure)
+        default:
+            return .rejected(problem: response.problemDetail)
+        }
+    }
+
+    private mutating func temporary(_ failure: TransportFailure) -> WriteOutcome {
+        lastFailure = failure
+        let retryAfter: RetryAfter?
+        switch failure.kind {
+        case .serverError(_, _, let after), .rateLimited(let after): retryAfter = after
+        default: retryAfter = nil
+        }
+        return .temporary(reason: FailureExplanation(failure: failure, path: .unknown, account: nil, pendingWrites: 0).reason,
+                          retryAfter: retryAfter.map { Double($0.seconds) })
+    }
+}

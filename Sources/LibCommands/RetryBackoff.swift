@@ -1,0 +1,18 @@
+/// The delays between `push --wait` retries when the server is unreachable
+/// or busy: exponential (0.5 s, 1 s, 2 s ... at most 8 s), each with "equal
+/// jitter" (half fixed, half random) so that many clients cut off by one
+/// outage do not come back in step; never shorter than the server's
+/// Retry-After.
+struct RetryBackoff {
+    var first = 0.5
+    var limit = 8.0
+    private(set) var retries = 0
+
+    /// The delay before the next retry, in seconds.
+    mutating func nextDelay(retryAfter: Double?) -> Double {
+        let ceiling = min(limit, first * Double(1 << min(retries, 16)))
+        retries += 1
+        let jittered = ceiling / 2 + Double.random(in: 0...(ceiling / 2))
+        return max(jittered, retryAfter ?? 0)
+    }
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# `lib edit books/b-7 copies:=N` (one durable SQLite transaction) against the
+# sqlite3 CLI doing one durable insert (synchronous=FULL, WAL): budget 1.5×.
+# Usage: bench/edit.sh BIN_DIR   (inside scripts/with-test-session.sh)
+set -euo pipefail
+BIN=$(cd "${1:-.build/release}" && pwd)
+. "$(dirname "$0")/common.sh"
+
+bench_start_server
+home="$bench_work/home"
+bench_home "$home"
+bench_fill "$home" 1000 0
+store=$(ls -d "$home"/data/accounts/*/store.sqlite)
+# Each measured edit starts from an empty outbox, so that every run inserts
+# a write (instead of merging into the previous one, or changing nothing).
+reset="$bench_work/reset.sh"
+printf '#!/bin/sh\nexec sqlite3 "%s" "DELETE FROM outbox"\n' "$store" > "$reset"
+chmod +x "$reset"
+reference="$bench_work/reference.sqlite"
+sqlite3 "$reference" "PRAGMA journal_mode=WAL; CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL);" >/dev/null
+
+LIB_HOME="$home" hyperfine -N --warmup 20 --min-runs 200 --export-json "$bench_work/edit.json" \
+  --prepare "$reset" -n lib "$BIN/lib edit books/b-7 copies:=8" \
+  -n sqlite3 "sqlite3 $reference 'PRAGMA synchronous=FULL; PRAGMA journal_mode=WAL; INSERT INTO t (body) VALUES (printf(\"%s\", json_object(\"copies\", 8)));'" \
+  >/dev/null
+lib_t=$(bench_mean "$bench_work/edit.json" lib)
+ref_t=$(bench_mean "$bench_work/edit.json" sqlite3)
+ms() { python3 -c "print(f'{float(\"$1\")*1000:.2f}')"; }
+echo "edit (durable): lib $(ms "$lib_t") ms, sqlite3 insert $(ms "$ref_t") ms"
+echo "edit ratio vs sqlite3 durable insert: $(bench_ratio "$lib_t" "$ref_t") (budget 1.5)"
