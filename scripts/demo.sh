@@ -38,4 +38,5 @@ run lib get books/b-7
 bold "--fresh refuses the cached copy (exit 75: try again later, nothing lost)"
 run lib get books/b-7 --fresh
 run lib status
-bold "Done. Editing offline and pushing (lib edit, lib push) join this walk-through as they land."
+# Part two: writes made offline, pushed exactly once, and a conflict.
+"$(dirname "$0")/demo-writes.sh" "$bin"

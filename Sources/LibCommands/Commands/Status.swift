@@ -78,7 +78,9 @@ enum Status {
         var text = "On \(line.account)\(line.current ? "" : " (not the current account)")\n"
         let s = line.summary
         if s.isEmpty { text += "Nothing waiting to be sent.\n" }
-        if s.pending > 0 { text += "\(Wording.writes(s.pending).capitalizedFirst) pending: run `lib push` to send them.\n" }
+        if s.pending > 0 {
+            text += "\(Wording.writes(s.pending).capitalizedFirst) pending: run `lib push` to send \(s.pending == 1 ? "it" : "them").\n"
+        }
         if s.conflicts > 0 { text += "\(Wording.count(s.conflicts, "conflict").capitalizedFirst) to settle: run `lib resolve`.\n" }
         if s.rejected > 0 { text += "\(Wording.count(s.rejected, "write").capitalizedFirst) rejected by the server: run `lib resolve`.\n" }
         if line.setAside > 0 {
