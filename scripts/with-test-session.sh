@@ -12,7 +12,7 @@ chmod 700 "$runtime"
 cleanup() {
   # KILL, not TERM: a parent may have left SIGTERM blocked (Foundation's
   # Process does), and a blocked TERM would leave the bus running.
-  [ -n "${bus_pid:-}" ] && kill -KILL "$bus_pid" 2>/dev/null || true
+  if [ -n "${bus_pid:-}" ]; then kill -KILL "$bus_pid" 2>/dev/null; wait "$bus_pid" 2>/dev/null || true; fi
   rm -rf "$runtime"
 }
 trap cleanup EXIT

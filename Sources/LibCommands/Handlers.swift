@@ -10,5 +10,6 @@ public enum LibCommandHandlers {
         GetSyntax.command.name: Get.run,
         EditSyntax.command.name: Edit.run,
         PushSyntax.command.name: Push.run,
+        ResolveSyntax.command.name: Resolve.run,
     ]
 }

@@ -95,6 +95,12 @@ public struct Outbox {
                    [.integer(seq), .real(now)])
     }
 
+    /// Marks every pending write as attempted, in one transaction, before a
+    /// push pass sends any of them.
+    public func markPendingAttempted(now: UnixSeconds = UnixClock.now()) throws {
+        try db.run("UPDATE outbox SET attempts = attempts + 1, updated_at = ?1 WHERE status = 'pending'", [.real(now)])
+    }
+
     /// A transport failure, 5xx or 429: the item stays, first in line.
     public func recordFailure(seq: Int64, error: String, now: UnixSeconds = UnixClock.now()) throws {
         try db.run("UPDATE outbox SET last_error = ?2, updated_at = ?3 WHERE seq = ?1",

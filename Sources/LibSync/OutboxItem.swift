@@ -18,6 +18,9 @@ public struct OutboxItem: Sendable, Equatable {
     public let ifMatch: String?
     public let idempotencyKey: String
     public let status: Status
+    /// Push passes that may have sent it (counted, durably, before a pass
+    /// sends anything). Non-zero: the key may be known to the server, so no
+    /// later edit merges into this write.
     public let attempts: Int
     public let lastError: String?
     /// For a conflict: the server's current document (nil when it was deleted) and ETag.

@@ -32,15 +32,15 @@ public struct PushRun {
     public func run<Sender: WriteSender>(with sender: inout Sender, now: () -> UnixSeconds = UnixClock.now) throws -> PushReport {
         var report = PushReport()
         var after: Int64 = 0
+        // One transaction for the whole pass instead of one per write (a
+        // commit is an fsync): from here on no edit merges into a write this
+        // pass may send; later edits queue behind it.
+        try store.outbox.markPendingAttempted(now: now())
         while let item = try store.outbox.nextSendable(after: after) {
             guard try store.generation() == generation else {
                 report.stop = .loggedOut
                 return report
             }
-            try store.outbox.markAttempted(seq: item.seq, now: now())
-            // Read again once marked: an edit may have merged into the item
-            // between the two statements, and from now on none can.
-            guard let item = try store.outbox.item(seq: item.seq) else { continue }
             let outcome = sender.send(item)
             switch outcome {
             case .applied(let document, let etag):

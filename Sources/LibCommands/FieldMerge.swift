@@ -1,0 +1,56 @@
+import LibJSON
+
+/// A field-level three-way merge of JSON objects, as `lib resolve --merge`
+/// does it: a field changed on one side only takes that side's value; changed
+/// on both sides to the same value is fine; changed on both sides to
+/// different values is a clash. A missing field is a value like any other
+/// (added or removed counts as changed).
+struct FieldMerge: Equatable {
+    /// The merged document; clashing fields take `mine`.
+    var merged: JSONObject
+    /// Fields changed on both sides to different values, in document order.
+    var clashes: [String]
+    /// Fields where the result took the server's change.
+    var fromTheirs: [String]
+    /// Fields where the result took this device's change.
+    var fromMine: [String]
+
+    init(base: JSONObject, mine: JSONObject, theirs: JSONObject) {
+        merged = JSONObject()
+        clashes = []
+        fromTheirs = []
+        fromMine = []
+        for key in Self.fields(base, mine, theirs) {
+            let b = base[key], m = mine[key], t = theirs[key]
+            if m == t {
+                merged[key] = m
+            } else if m == b {
+                merged[key] = t
+                fromTheirs.append(key)
+            } else if t == b {
+                merged[key] = m
+                fromMine.append(key)
+            } else {
+                merged[key] = m
+                clashes.append(key)
+            }
+        }
+    }
+
+    var isClean: Bool { clashes.isEmpty }
+
+    /// Every field of the three, in the order theirs, then mine, then base
+    /// first mention them.
+    static func fields(_ base: JSONObject, _ mine: JSONObject, _ theirs: JSONObject) -> [String] {
+        var seen: Set<String> = []
+        var order: [String] = []
+        for key in theirs.keys + mine.keys + base.keys where seen.insert(key).inserted { order.append(key) }
+        return order
+    }
+
+    /// Whether a field was changed on both sides to different values.
+    static func clashes(_ key: String, base: JSONObject?, mine: JSONObject?, theirs: JSONObject?) -> Bool {
+        let b = base?[key], m = mine?[key], t = theirs?[key]
+        return m != t && m != b && t != b
+    }
+}
