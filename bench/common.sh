@@ -62,3 +62,25 @@ bench_mean() {
 
 # bench_ratio A B: A / B, two decimals.
 bench_ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}')" "$1" "$2"; }
+
+# bench_against_git LABEL "LIB ARGS" BUDGET SMALL_HOME LARGE_HOME REPO:
+# times `lib LIB ARGS` in both homes against git status in REPO (one
+# hyperfine run per home, each with git as its reference, so that LIB_HOME
+# is set without an `env` process in the measured command), and prints the
+# times, the ratio to git with the large store, and the growth (budget 1.2).
+bench_against_git() {
+  local label=$1 args=$2 budget=$3 small=$4 large=$5 repo=$6 home
+  for home in small large; do
+    local dir=$small; [ $home = large ] && dir=$large
+    LIB_HOME="$dir" hyperfine -N --warmup 30 --min-runs 300 --export-json "$bench_work/$home.json" \
+      -n git "git -C $repo status --porcelain" -n lib "$BIN/lib $args" >/dev/null
+  done
+  local git_small small_t git_large large_t
+  git_small=$(bench_mean "$bench_work/small.json" git); small_t=$(bench_mean "$bench_work/small.json" lib)
+  git_large=$(bench_mean "$bench_work/large.json" git); large_t=$(bench_mean "$bench_work/large.json" lib)
+  ms() { python3 -c "print(f'{float(\"$1\")*1000:.2f}')"; }
+  echo "$label, 1k documents / 10 pending:    lib $(ms "$small_t") ms, git $(ms "$git_small") ms"
+  echo "$label, 100k documents / 10k pending: lib $(ms "$large_t") ms, git $(ms "$git_large") ms"
+  echo "$label ratio vs git status (100k/10k): $(bench_ratio "$large_t" "$git_large") (budget $budget)"
+  echo "$label growth 1k/10 -> 100k/10k: $(bench_ratio "$large_t" "$small_t") (budget 1.2)"
+}

@@ -21,18 +21,4 @@ for home in "$small" "$large"; do
     || { echo "lib get --offline books/b-7 failed in $home" >&2; exit 1; }
 done
 
-# One hyperfine run per store, each with git as its reference, so that
-# LIB_HOME can be set without an `env` process in the measured command.
-measure() {
-  LIB_HOME="$1" hyperfine -N --warmup 20 --min-runs 300 --export-json "$2" \
-    -n git "git -C $repo status --porcelain" -n lib "$BIN/lib get --offline books/b-7" >/dev/null
-}
-measure "$small" "$bench_work/small.json"
-measure "$large" "$bench_work/large.json"
-git_small=$(bench_mean "$bench_work/small.json" git); small_t=$(bench_mean "$bench_work/small.json" lib)
-git_large=$(bench_mean "$bench_work/large.json" git); large_t=$(bench_mean "$bench_work/large.json" lib)
-ms() { python3 -c "print(f'{float(\"$1\")*1000:.2f}')"; }
-echo "get --offline, 1k documents / 10 pending:    lib $(ms "$small_t") ms, git $(ms "$git_small") ms"
-echo "get --offline, 100k documents / 10k pending: lib $(ms "$large_t") ms, git $(ms "$git_large") ms"
-echo "get --offline ratio vs git status (100k/10k): $(bench_ratio "$large_t" "$git_large") (budget 2.0)"
-echo "get --offline growth 1k/10 -> 100k/10k: $(bench_ratio "$large_t" "$small_t") (budget 1.2)"
+bench_against_git "get --offline" "get --offline books/b-7" 2.0 "$small" "$large" "$repo"
