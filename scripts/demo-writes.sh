@@ -52,3 +52,10 @@ as alice status
 bold "Nothing was overwritten: the server's history of b-7"
 sqlite3 -separator '  ' "$work/server.sqlite" "SELECT version, (SELECT username FROM users WHERE id = updated_by), document FROM history WHERE book_id = 'b-7' ORDER BY version" 2>/dev/null \
   || echo "(install sqlite3 to see the history)"
+
+bold "The conflict is a decision, not an error: base, mine and theirs, field by field"
+as alice resolve books/b-7
+bold "bob changed copies, alice changed year: a field-level merge keeps both"
+as alice resolve books/b-7 --merge
+as alice push
+sqlite3 -separator '  ' "$work/server.sqlite" "SELECT version, (SELECT username FROM users WHERE id = updated_by), document FROM history WHERE book_id = 'b-7' ORDER BY version DESC LIMIT 1" 2>/dev/null || true
