@@ -111,6 +111,27 @@ import TestSupport
         _ = _dir
     }
 
+    @Test func logoutWithALockedKeyringChangesNothing() throws {
+        let (server, _dir) = try startDemoServer()
+        let lib = try LibHarness()
+        var env = lib.environment
+        env["LIB_IN_TEST_SESSION"] = nil
+        // Its own keyring: signed in while unlocked, then locked before logout.
+        let script = """
+            printf 'alice-demo\\n' | "$1" login "$2" --user alice --password-stdin >/dev/null || exit 90
+            dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets \\
+                org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/login >/dev/null
+            "$1" logout
+            """
+        let result = try CommandRunner.run(repositoryRoot() + "/scripts/with-test-session.sh",
+            ["/bin/bash", "-c", script, "locked", BuiltProducts.path("lib"), server.baseURL], environment: env, timeout: 60)
+        #expect(result.status == 4, "\(result)")
+        #expect(result.stderr.contains("locked"), "\(result)")
+        let status = try lib.lib("status", "--short")
+        #expect(status.stdout == "alice@127.0.0.1:\(server.port) up to date\n", "the account is still there\n\(status)")
+        _ = _dir
+    }
+
     @Test func logoutRevokesTheTokenAndForgetsTheAccount() throws {
         let (server, _dir) = try startDemoServer()
         let lib = try LibHarness()

@@ -30,8 +30,9 @@ enum Logout {
             }
         }
         // Read before anything changes: a keyring that is absent or locked
-        // stops logout here, with the account as it was.
-        let token = try? workspace.token()
+        // stops logout here, with the account as it was. A token already
+        // gone from the keyring only means there is nothing to revoke.
+        let token = try existingToken(workspace)
 
         // From here on a push of this account sends nothing more; wait for
         // the one request it may have on the wire.
@@ -85,6 +86,19 @@ enum Logout {
         }
         if let keyringProblem { throw keyringProblem }
         return .success
+    }
+}
+
+extension Logout {
+    /// The account's token, or nil when the keyring no longer has one; any
+    /// other keyring problem is thrown.
+    static func existingToken(_ workspace: AccountWorkspace) throws -> String? {
+        do {
+            return try workspace.context.tokenStore.token(for: workspace.keyringAccount)
+        } catch {
+            if error == .notFound { return nil }
+            throw error
+        }
     }
 }
 

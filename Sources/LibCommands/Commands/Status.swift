@@ -60,18 +60,12 @@ enum Status {
         return text
     }
 
-    /// Stable `key value` lines for scripts; a blank line between accounts.
+    /// Stable `key value` lines for scripts; a blank line after each account.
     static func porcelain(_ line: Line) -> String {
-        """
-        account \(line.account)
-        current \(line.current)
-        pending \(line.summary.pending)
-        conflicts \(line.summary.conflicts)
-        rejected \(line.summary.rejected)
-        set-aside \(line.setAside)
-
-
-        """.dropLast() + ""
+        [
+            "account \(line.account)", "current \(line.current)", "pending \(line.summary.pending)",
+            "conflicts \(line.summary.conflicts)", "rejected \(line.summary.rejected)", "set-aside \(line.setAside)",
+        ].joined(separator: "\n") + "\n\n"
     }
 
     static func long(_ line: Line) -> String {
