@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "LibStore", dependencies: ["CSQLite"]),
 
         // The reference server.
-        .target(name: "LibHTTPServer"),
+        .target(name: "LibHTTPServer", dependencies: ["LibJSON"]),
         .target(name: "LibServer", dependencies: ["LibJSON", "LibStore", "LibHTTPServer", "CSodium"]),
         .executableTarget(name: "lib-server", dependencies: ["LibServer"]),
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import LibCLI
 
 /// Where each account's files are: one directory per account (0700) under
@@ -12,4 +15,12 @@ public struct AccountPaths: Sendable {
     public func storePath(_ name: String) -> String { accountDirectory(name) + "/store.sqlite" }
     public func pushLockPath(_ name: String) -> String { accountDirectory(name) + "/push.lock" }
     public var setAsideDirectory: String { directories.data + "/set-aside" }
+
+    /// Deletes an account's directory: its store (cache and outbox) and its lock.
+    public func removeAccountFiles(_ name: String) {
+        for file in ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "push.lock"] {
+            unlink(accountDirectory(name) + "/" + file)
+        }
+        rmdir(accountDirectory(name))
+    }
 }

@@ -16,7 +16,7 @@ struct AccountWorkspace {
     init(_ context: CommandContext, selector explicit: String? = nil) throws {
         let directories = try context.directories
         let index = try AccountIndex.load(from: directories.config)
-        let selector = explicit ?? context.globalOptions.account ?? context.environment["LIB_ACCOUNT"].flatMap { $0.isEmpty ? nil : $0 }
+        let selector = explicit ?? context.accountSelector
         self.init(context, paths: AccountPaths(directories: directories), index: index,
                   account: try AccountSelection.resolve(selector, in: index))
     }
@@ -63,5 +63,12 @@ struct AccountWorkspace {
     func explain(_ failure: TransportFailure, pendingWrites: Int) -> CommandFailure {
         let explanation = FailureExplanation.diagnose(failure, account: name, pendingWrites: pendingWrites)
         return CommandFailure(explanation.message, exitCode: ExitCode(rawValue: explanation.exitCode) ?? .failure)
+    }
+}
+
+extension CommandContext {
+    /// The account asked for: `-A`, else a non-empty `LIB_ACCOUNT`; nil means the current one.
+    var accountSelector: String? {
+        globalOptions.account ?? environment["LIB_ACCOUNT"].flatMap { $0.isEmpty ? nil : $0 }
     }
 }

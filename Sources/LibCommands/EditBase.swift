@@ -1,6 +1,5 @@
 import LibCLI
 import LibJSON
-import LibNet
 import LibSync
 
 /// What an edit of one document starts from: the document as this device
@@ -34,35 +33,25 @@ struct EditBase {
         return EditBase(document: fetched.json?.objectValue, cached: fetched, pendingCreate: false)
     }
 
-    /// `GET` of a document this device has never seen, kept in the cache.
+    /// `GET` of a document this device has never seen (the same request
+    /// `lib get` makes), kept in the cache.
     private static func fetch(_ path: ResourcePath, store: AccountStore, workspace: AccountWorkspace) throws -> CachedDocument {
         let key = path.description
-        let host = workspace.account.origin.hostAndPort
-        let token = try workspace.token()
-        let api = workspace.api(token: token)
-        let response: HTTPResponse
-        do throws(TransportFailure) {
-            response = try api.send("GET", path.apiPath)
-            if let failure = api.failure(for: response) { throw failure }
-        } catch {
-            let explanation = FailureExplanation.diagnose(error, account: workspace.name, pendingWrites: 0)
-            throw CommandFailure("\(key) is not on this device yet and couldn't be fetched: \(explanation.message) Run `lib get \(key)` while online, then edit it.",
-                                 exitCode: ExitCode(rawValue: explanation.exitCode) ?? .failure)
+        let answer: ResourceFetcher.DocumentAnswer
+        do {
+            answer = try ResourceFetcher(api: workspace.api(token: try workspace.token()), workspace: workspace)
+                .document(path, cachedETag: nil)
+        } catch let failure as CommandFailure {
+            throw CommandFailure("\(key) is not on this device yet and couldn't be fetched: \(failure.message) Run `lib get \(key)` while online, then edit it.",
+                                 exitCode: failure.exitCode)
         }
-        switch response.status {
-        case 200:
-            let body = String(decoding: response.body, as: UTF8.self)
-            guard (try? JSONParser.parse(body))?.objectValue != nil else {
-                throw CommandFailure("\(host) answered GET \(path.apiPath) with something that is not a JSON object.")
-            }
+        switch answer {
+        case .fresh(let body, let etag):
             let now = workspace.context.now().secondsSince1970
-            let document = CachedDocument(path: key, body: body, etag: response.headers["ETag"], fetchedAt: now, validatedAt: now)
-            try store.cache.save(key, body: body, etag: document.etag, at: document.fetchedAt)
-            return document
-        case 404:
-            throw CommandFailure("\(key) doesn't exist on \(host): use `lib edit \(key) --create` to create it.")
-        default:
-            throw CommandFailure("\(host) answered GET \(path.apiPath) with \(response.status): \(response.problemDetail)")
+            try store.cache.save(key, body: body, etag: etag, at: now)
+            return CachedDocument(path: key, body: body, etag: etag, fetchedAt: now, validatedAt: now)
+        case .notFound, .notModified:
+            throw CommandFailure("\(key) doesn't exist on \(workspace.account.origin.hostAndPort): use `lib edit \(key) --create` to create it.")
         }
     }
 }

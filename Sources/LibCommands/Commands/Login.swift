@@ -74,7 +74,7 @@ enum Login {
                 try old.setAside.setAside(from: store, identityKey: old.identityKey)
             }
             try? context.tokenStore.deleteToken(for: old.keyringAccount)
-            removeFiles(of: previous.name, paths: paths)
+            paths.removeAccountFiles(previous.name)
         }
 
         let workspace = AccountWorkspace(context, paths: paths, index: index, account: account)
@@ -172,13 +172,6 @@ enum Login {
             return 0
         }
         return try workspace.setAside.restore(into: store, identityKey: workspace.identityKey)
-    }
-
-    static func removeFiles(of name: String, paths: AccountPaths) {
-        for file in ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "push.lock"] {
-            unlink(paths.accountDirectory(name) + "/" + file)
-        }
-        rmdir(paths.accountDirectory(name))
     }
 
     private static func explain(_ failure: TransportFailure, server: ServerOrigin) -> CommandFailure {

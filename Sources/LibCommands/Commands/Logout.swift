@@ -65,7 +65,7 @@ enum Logout {
             keyringProblem = error
         }
 
-        Login.removeFiles(of: name, paths: paths)
+        paths.removeAccountFiles(name)
         var index = workspace.index
         index.remove(named: name)
         try index.save(to: try context.directories.config)

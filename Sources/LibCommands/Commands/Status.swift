@@ -21,7 +21,7 @@ enum Status {
         if parsed.isSet(StatusSyntax.all) {
             accounts = index.accounts
         } else {
-            let selector = context.globalOptions.account ?? context.environment["LIB_ACCOUNT"].flatMap { $0.isEmpty ? nil : $0 }
+            let selector = context.accountSelector
             if selector == nil && index.accounts.isEmpty {
                 return notSignedIn(parsed, context)
             }
