@@ -81,8 +81,12 @@ public final class LibraryService: Sendable {
                 return .respond(try withUser(request) { _ in try history(id: id) })
             }
             if let id = bookID, route.count == 3, method == "PUT" || method == "DELETE" {
-                guard let user = try authenticate(request) else { return .respond(unauthorized(request).response) }
-                return try writeBook(request, user: user, id: id)
+                return Self.echoingIdempotencyKey(of: request, try {
+                    guard let user = try authenticate(request) else { return .respond(unauthorized(request).response) }
+                    do { return try writeBook(request, user: user, id: id) } catch let problem as ProblemError {
+                        return .respond(problem.problem.response)
+                    }
+                }())
             }
             return .respond(Self.unknownRoute(request, route).response)
         } catch let problem as ProblemError {
@@ -90,6 +94,23 @@ public final class LibraryService: Sendable {
         } catch {
             log("error: \(request.method) \(request.path): \(error)")
             return .respond(Problem(status: 500, title: "Internal Server Error", detail: "The server failed: \(error)").response)
+        }
+    }
+
+    /// Every answer to a write carries the request's `Idempotency-Key` back
+    /// (replays too): the client's proof that the library server, and not a
+    /// portal or proxy on its address, answered this very write.
+    private static func echoingIdempotencyKey(of request: HTTPRequest, _ reply: HTTPReply) -> HTTPReply {
+        guard let key = request.headers["Idempotency-Key"], IdempotencyLedger.isValidKey(key) else { return reply }
+        switch reply {
+        case .respond(var response):
+            response.headers.set("Idempotency-Key", key)
+            return .respond(response)
+        case .truncate(var response, let bytes):
+            response.headers.set("Idempotency-Key", key)
+            return .truncate(response, afterBytes: bytes)
+        case .closeWithoutAnswer:
+            return reply
         }
     }
 

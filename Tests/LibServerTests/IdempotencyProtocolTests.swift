@@ -19,6 +19,30 @@ import TestSupport
         #expect(try demo.history("b-7", as: alice).count == 2, "one write, not two")
     }
 
+    @Test func everyAnswerToAWriteEchoesItsKey() throws {
+        let demo = try DemoServer()
+        let alice = try demo.signIn("alice")
+        let carol = try demo.signIn("carol")
+        let etag = try alice.etag(of: "b-7")
+        let answers = [
+            ("200", try alice.put("b-7", #"{"title":"A"}"#, ifMatch: etag, key: "echo-1")),
+            ("200 replayed", try alice.put("b-7", #"{"title":"A"}"#, ifMatch: etag, key: "echo-1")),
+            ("201", try alice.put("b-99", #"{"title":"New"}"#, create: true, key: "echo-2")),
+            ("412", try alice.put("b-8", #"{"title":"A"}"#, ifMatch: "\"0-stale\"", key: "echo-3")),
+            ("422", try alice.put("b-8", #"{"title":""}"#, ifMatch: try alice.etag(of: "b-8"), key: "echo-4")),
+            ("428", try alice.put("b-8", #"{"title":"A"}"#, key: "echo-5")),
+            ("403", try carol.put("b-8", #"{"title":"A"}"#, ifMatch: try alice.etag(of: "b-8"), key: "echo-6")),
+            ("204", try alice.delete("b-9", ifMatch: try alice.etag(of: "b-9"), key: "echo-7")),
+            ("204 replayed", try alice.delete("b-9", ifMatch: try alice.etag(of: "b-10"), key: "echo-7")),
+            ("404", try alice.delete("b-404", ifMatch: "\"1-x\"", key: "echo-8")),
+        ]
+        let keys = ["echo-1", "echo-1", "echo-2", "echo-3", "echo-4", "echo-5", "echo-6", "echo-7", "echo-7", "echo-8"]
+        for ((label, answer), key) in zip(answers, keys) {
+            #expect(answer.header("Idempotency-Key") == key, "\(label): \(answer.status)")
+        }
+        #expect(answers[1].1.header("Idempotent-Replayed") == "true")
+    }
+
     @Test func keyReusedWithAnotherBodyIs422() throws {
         let demo = try DemoServer()
         let alice = try demo.signIn("alice")
