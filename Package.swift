@@ -37,7 +37,7 @@ let package = Package(
         // Developer tool: one keyring call per process, for the keyring tests and benchmarks.
         .executableTarget(name: "lib-keyring-check", dependencies: ["LibKeyring"]),
         .target(name: "LibSync", dependencies: ["LibStore", "LibJSON"]),
-        .target(name: "LibCLI"),
+        .target(name: "LibCLI", dependencies: ["LibJSON"]),
         .target(name: "LibCommands", dependencies: ["LibCLI", "LibNet", "LibKeyring", "LibSync", "LibAccounts", "LibJSON", "LibStore"]),
         .executableTarget(name: "lib", dependencies: ["LibCLI", "LibCommands"]),
 
@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "LibStoreTests", dependencies: ["LibStore", "TestSupport"]),
         .testTarget(name: "LibHTTPServerTests", dependencies: ["LibHTTPServer", "TestSupport"]),
         .testTarget(name: "LibServerTests", dependencies: ["LibServer", "LibJSON", "TestSupport"]),
-        .testTarget(name: "LibCLITests", dependencies: ["LibCLI", "TestSupport"]),
+        .testTarget(name: "LibCLITests", dependencies: ["LibCLI", "LibJSON", "TestSupport"]),
         .testTarget(name: "LibNetTests", dependencies: ["LibNet", "TestSupport"]),
         .testTarget(name: "LibKeyringTests", dependencies: ["LibKeyring", "TestSupport"]),
         .testTarget(name: "LibSyncTests", dependencies: ["LibSync", "TestSupport"]),

@@ -40,8 +40,18 @@ _lib_complete_value() {
 _lib_option_kind() {
     case $1:$2 in
         login:--user) _lib_kind='none' ;;
+        login:-A|login:--account) _lib_kind='accounts' ;;
+        logout:-A|logout:--account) _lib_kind='accounts' ;;
+        switch:-A|switch:--account) _lib_kind='accounts' ;;
         get:--timeout) _lib_kind='none' ;;
+        get:-A|get:--account) _lib_kind='accounts' ;;
+        edit:-A|edit:--account) _lib_kind='accounts' ;;
         push:--wait) _lib_kind='none' ;;
+        push:-A|push:--account) _lib_kind='accounts' ;;
+        status:-A|status:--account) _lib_kind='accounts' ;;
+        resolve:-A|resolve:--account) _lib_kind='accounts' ;;
+        completion:-A|completion:--account) _lib_kind='accounts' ;;
+        help:-A|help:--account) _lib_kind='accounts' ;;
         *) return 1 ;;
     esac
 }
@@ -96,16 +106,16 @@ _lib_argument_kind() {
 # Sets _lib_options to the options of command $1.
 _lib_options_of() {
     case $1 in
-        login) _lib_options=(--user --password-stdin --token-stdin --restore --no-restore -h --help) ;;
-        logout) _lib_options=(--discard --yes -h --help) ;;
-        switch) _lib_options=(-h --help) ;;
-        get) _lib_options=(--offline --fresh --timeout -h --help) ;;
-        edit) _lib_options=(--create --delete --push -h --help) ;;
-        push) _lib_options=(--wait --all -h --help) ;;
-        status) _lib_options=(--short --porcelain --all -h --help) ;;
-        resolve) _lib_options=(--mine --theirs --merge --edit --discard -h --help) ;;
-        completion) _lib_options=(-h --help) ;;
-        help) _lib_options=(-h --help) ;;
+        login) _lib_options=(--user --password-stdin --token-stdin --restore --no-restore -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        logout) _lib_options=(--discard --yes -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        switch) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        get) _lib_options=(--offline --fresh --timeout -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        edit) _lib_options=(--create --delete --push -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        push) _lib_options=(--wait --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        status) _lib_options=(--short --porcelain --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        resolve) _lib_options=(--mine --theirs --merge --edit --discard -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        completion) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        help) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         *) _lib_options=() ;;
     esac
 }
@@ -136,7 +146,7 @@ _lib() {
         fi
         case $cur in
             --account=*) _lib_complete_value accounts "$cur" --account= ; return ;;
-            -*) _lib_reply "$cur" -A --account --json -q --quiet --no-color -h --help --version; return ;;
+            -*) _lib_reply "$cur" -A --account --json -q --quiet -v --verbose --no-color -h --help --version; return ;;
         esac
         _lib_complete_value commands "$cur"
         return

@@ -62,7 +62,7 @@ end
 # Succeeds when option $argv[2] of command $argv[1] takes a separate value.
 function __lib_takes_value
     switch "$argv[1] $argv[2]"
-        case 'login --user' 'get --timeout' 'push --wait'
+        case 'login --user' 'login -A' 'login --account' 'logout -A' 'logout --account' 'switch -A' 'switch --account' 'get --timeout' 'get -A' 'get --account' 'edit -A' 'edit --account' 'push --wait' 'push -A' 'push --account' 'status -A' 'status --account' 'resolve -A' 'resolve --account' 'completion -A' 'completion --account' 'help -A' 'help --account'
             return 0
     end
     return 1
@@ -72,8 +72,9 @@ complete -c lib -f
 
 # Global options and commands.
 complete -c lib -n 'not __lib_command' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
-complete -c lib -n 'not __lib_command' -l json -d 'Print stable JSON instead of text'
-complete -c lib -n 'not __lib_command' -s q -l quiet -d 'Print nothing but problems'
+complete -c lib -n 'not __lib_command' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n 'not __lib_command' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n 'not __lib_command' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n 'not __lib_command' -l no-color -d 'Never colour the output'
 complete -c lib -n 'not __lib_command' -s h -l help -d 'Show help and exit'
 complete -c lib -n 'not __lib_command' -l version -d 'Print the version and exit'
@@ -95,22 +96,42 @@ complete -c lib -n '__lib_using login; and not __fish_seen_argument -l password-
 complete -c lib -n '__lib_using login; and not __fish_seen_argument -l no-restore' -l restore -d 'Restore writes set aside at the last logout'
 complete -c lib -n '__lib_using login; and not __fish_seen_argument -l restore' -l no-restore -d 'Do not restore writes set aside at the last logout'
 complete -c lib -n '__lib_using login' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using login' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using login' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using login' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using login' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using login' -l no-color -d 'Never colour the output'
 
 # lib logout
 complete -c lib -n '__lib_using logout' -l discard -d 'Delete unsent writes instead of setting them aside'
 complete -c lib -n '__lib_using logout' -l yes -d 'Do not ask before discarding unsent writes'
 complete -c lib -n '__lib_using logout' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using logout' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using logout' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using logout' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using logout' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using logout' -l no-color -d 'Never colour the output'
 complete -c lib -n '__lib_at_argument logout 1' -a '(lib __complete accounts 2>/dev/null)' -d 'The account to sign out of (default: the current one)'
 
 # lib switch
 complete -c lib -n '__lib_using switch' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using switch' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using switch' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using switch' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using switch' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using switch' -l no-color -d 'Never colour the output'
 complete -c lib -n '__lib_at_argument switch 1' -a '(lib __complete accounts 2>/dev/null)' -d 'The account to make current'
 
 # lib get
 complete -c lib -n '__lib_using get; and not __fish_seen_argument -l fresh' -l offline -d 'Print the cached copy; never touch the network'
 complete -c lib -n '__lib_using get; and not __fish_seen_argument -l offline' -l fresh -d 'Fail (exit 75) rather than show the cached copy'
-complete -c lib -n '__lib_using get' -l timeout -x -d 'Give up on the server after SECONDS (may be fractional)'
+complete -c lib -n '__lib_using get' -l timeout -x -d 'Give up on the server after DURATION (90, 90s, 2m, 1.5)'
 complete -c lib -n '__lib_using get' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using get' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using get' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using get' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using get' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using get' -l no-color -d 'Never colour the output'
 complete -c lib -n '__lib_at_argument get 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'Resource path, such as books or books/b-7'
 
 # lib edit
@@ -118,18 +139,33 @@ complete -c lib -n '__lib_using edit; and not __fish_seen_argument -l delete' -l
 complete -c lib -n '__lib_using edit; and not __fish_seen_argument -l create' -l delete -d 'Delete PATH'
 complete -c lib -n '__lib_using edit' -l push -d 'Push right after saving'
 complete -c lib -n '__lib_using edit' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using edit' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using edit' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using edit' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using edit' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using edit' -l no-color -d 'Never colour the output'
 complete -c lib -n '__lib_at_argument edit 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'Resource path, such as books/b-7'
 
 # lib push
-complete -c lib -n '__lib_using push' -l wait -x -d 'Keep trying for up to SECONDS in all (for cron)'
+complete -c lib -n '__lib_using push' -l wait -x -d 'Keep trying for up to DURATION in all (for cron)'
 complete -c lib -n '__lib_using push' -l all -d 'Push every signed-in account, each with its own token'
 complete -c lib -n '__lib_using push' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using push' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using push' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using push' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using push' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using push' -l no-color -d 'Never colour the output'
 
 # lib status
 complete -c lib -n '__lib_using status; and not __fish_seen_argument -l porcelain' -l short -d 'One line per pending write or conflict'
 complete -c lib -n '__lib_using status; and not __fish_seen_argument -l short' -l porcelain -d 'Stable output for scripts'
 complete -c lib -n '__lib_using status' -l all -d 'Show every signed-in account'
 complete -c lib -n '__lib_using status' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using status' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using status' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using status' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using status' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using status' -l no-color -d 'Never colour the output'
 
 # lib resolve
 complete -c lib -n '__lib_using resolve; and not __fish_seen_argument -l theirs; and not __fish_seen_argument -l merge; and not __fish_seen_argument -l edit; and not __fish_seen_argument -l discard' -l mine -d 'Keep my version: send it again over theirs'
@@ -138,12 +174,27 @@ complete -c lib -n '__lib_using resolve; and not __fish_seen_argument -l mine; a
 complete -c lib -n '__lib_using resolve; and not __fish_seen_argument -l mine; and not __fish_seen_argument -l theirs; and not __fish_seen_argument -l merge; and not __fish_seen_argument -l discard' -l edit -d 'Edit the merged document in $EDITOR'
 complete -c lib -n '__lib_using resolve; and not __fish_seen_argument -l mine; and not __fish_seen_argument -l theirs; and not __fish_seen_argument -l merge; and not __fish_seen_argument -l edit' -l discard -d 'Drop a write the server rejected'
 complete -c lib -n '__lib_using resolve' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using resolve' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using resolve' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using resolve' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using resolve' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using resolve' -l no-color -d 'Never colour the output'
 complete -c lib -n '__lib_at_argument resolve 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'The conflicting resource, such as books/b-7'
 
 # lib completion
 complete -c lib -n '__lib_using completion' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using completion' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using completion' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using completion' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using completion' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using completion' -l no-color -d 'Never colour the output'
 complete -c lib -n '__lib_at_argument completion 1' -a 'bash zsh fish' -d 'The shell to print the script for'
 
 # lib help
 complete -c lib -n '__lib_using help' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using help' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using help' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using help' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using help' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using help' -l no-color -d 'Never colour the output'
 complete -c lib -n '__lib_at_argument help 1' -a 'login logout switch get edit push status resolve completion help' -d 'The command to explain'

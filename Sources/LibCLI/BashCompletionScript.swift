@@ -53,7 +53,7 @@ struct BashCompletionScript {
         script += "# for a flag.\n"
         script += "_lib_option_kind() {\n    case $1:$2 in\n"
         for command in words.commands {
-            for option in command.acceptedOptions {
+            for option in registry.optionsAccepted(after: command) {
                 guard let value = option.value else { continue }
                 let spellings = [option.shortForm, option.longForm].compactMap { $0 }.map { "\(command.name):\($0)" }
                 script += "        \(spellings.joined(separator: "|"))) _lib_kind='\(CompletionWords.tag(value.kind.completion))' ;;\n"

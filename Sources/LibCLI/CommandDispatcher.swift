@@ -19,6 +19,8 @@ public struct CommandDispatcher: Sendable {
     /// Runs the arguments after the program name; writes through the context
     /// and returns the exit status. Never throws: errors become their report.
     public func run(_ arguments: [String], context: CommandContext) -> ExitCode {
+        // Known before parsing, so that a usage error is JSON too.
+        var reporting = GlobalOptions(json: arguments.prefix { $0 != "--" }.contains(GlobalOptionsSyntax.json.longForm))
         do {
             switch try CommandLineParser(registry: registry).parse(arguments) {
             case .version:
@@ -37,11 +39,16 @@ public struct CommandDispatcher: Sendable {
                 }
                 var context = context
                 context.globalOptions = parsed.globalOptions
+                reporting = parsed.globalOptions
                 return try handler(parsed, context)
             }
         } catch {
             let report = ErrorReport(for: error)
-            context.standardError.write(report.text)
+            // Under -q a temporary failure says nothing: the commands that
+            // know how long writes have waited (push) speak for themselves.
+            if !(reporting.quiet && report.exitCode == .temporaryFailure) {
+                context.standardError.write(report.rendered(reporting))
+            }
             return report.exitCode
         }
     }

@@ -4,9 +4,12 @@ public struct CommandFailure: Error, Equatable, Sendable {
     /// The explanation, without the `lib: ` prefix; may span several lines.
     public let message: String
     public let exitCode: ExitCode
+    /// A short, stable word for scripts (`offline`, `not-found`); nil: the exit code's word.
+    public let reason: String?
 
-    public init(_ message: String, exitCode: ExitCode = .failure) {
+    public init(_ message: String, exitCode: ExitCode = .failure, reason: String? = nil) {
         self.message = message
         self.exitCode = exitCode
+        self.reason = reason
     }
 }

@@ -1,5 +1,5 @@
-/// Turns `lib`'s arguments into a `ParseOutcome`, with git's and GNU's
-/// conventions: global options before the command; `--opt value`,
+/// Turns `lib`'s arguments into a `ParseOutcome`, with gh's and GNU's
+/// conventions: global options anywhere on the line; `--opt value`,
 /// `--opt=value`, combined short flags (`-qA alice`); `--` ends options.
 /// Repeated and conflicting options, unknown names, missing or malformed
 /// values are `UsageError`s that name the culprit and suggest near matches.
@@ -13,16 +13,21 @@ public struct CommandLineParser: Sendable {
     /// Parses the arguments after the program name.
     public func parse(_ arguments: [String]) throws(UsageError) -> ParseOutcome {
         var tokens = TokenStream(arguments)
-        var globals = OptionCollector(scope: nil, exclusiveGroups: [])
+        var collectors = OptionCollectors(globals: OptionCollector(scope: nil, exclusiveGroups: []))
+        var onlyPositionals = false
         while let token = tokens.peek() {
             if token == "--" {
                 tokens.advance()
+                onlyPositionals = true
                 break
             }
             guard Self.isOption(token) else { break }
             tokens.advance()
-            try scanOption(token, from: &tokens, into: &globals, lookUp: globalLookUp)
+            try scanOption(token, from: &tokens, into: &collectors) { (name, spelling) throws(UsageError) in
+                (try globalLookUp(name, spelling), .global)
+            }
         }
+        let globals = collectors.globals
 
         let commandName = tokens.next()
         if globals.values[GlobalOptionsSyntax.help.name] != nil {
@@ -34,29 +39,38 @@ public struct CommandLineParser: Sendable {
         let command = try command(named: commandName)
         let rest = tokens.remaining
         if Self.asksForHelp(rest) { return .help(command) }
-        return .run(try parseCommand(command, rest, globals: globalOptions(from: globals)))
+        return .run(try parseCommand(command, rest, globals: globals, onlyPositionals: onlyPositionals))
     }
 
     // MARK: - The command's own arguments
 
-    private func parseCommand(_ command: CommandSpec, _ arguments: [String], globals: GlobalOptions) throws(UsageError) -> ParsedCommand {
+    /// The words after the command: its options and arguments, and global
+    /// options anywhere among them (as gh and kubectl take them) until `--`.
+    private func parseCommand(
+        _ command: CommandSpec, _ arguments: [String], globals: OptionCollector, onlyPositionals startsPositional: Bool
+    ) throws(UsageError) -> ParsedCommand {
         var tokens = TokenStream(arguments)
-        var options = OptionCollector(scope: command.name, exclusiveGroups: command.exclusiveGroups)
+        var collectors = OptionCollectors(
+            globals: globals, command: OptionCollector(scope: command.name, exclusiveGroups: command.exclusiveGroups))
+        // A global option repeated after the command names the command's help.
+        collectors.globals.scope = command.name
         var positionals: [String] = []
-        var onlyPositionals = false
+        var onlyPositionals = startsPositional
         while let token = tokens.next() {
             if onlyPositionals || !Self.isOption(token) {
                 positionals.append(token)
             } else if token == "--" {
                 onlyPositionals = true
             } else {
-                try scanOption(token, from: &tokens, into: &options) { (name, spelling) throws(UsageError) in
+                try scanOption(token, from: &tokens, into: &collectors) { (name, spelling) throws(UsageError) in
                     try commandLookUp(command, name, spelling)
                 }
             }
         }
         let assigned = try assign(positionals, to: command)
-        return ParsedCommand(command: command, globalOptions: globals, optionValues: options.values, argumentValues: assigned)
+        return ParsedCommand(
+            command: command, globalOptions: globalOptions(from: collectors.globals),
+            optionValues: collectors.command?.values ?? [:], argumentValues: assigned)
     }
 
     private func assign(_ values: [String], to command: CommandSpec) throws(UsageError) -> [String: [String]] {
@@ -113,9 +127,9 @@ public struct CommandLineParser: Sendable {
 
     // MARK: - Options
 
-    /// Finds an option by name in one scope, or throws the usage error for an
-    /// unknown one (`spelling` is how it was typed, for the message).
-    private typealias LookUp = (_ name: LookUpName, _ spelling: String) throws(UsageError) -> OptionSpec
+    /// Finds an option by name and says whose it is, or throws the usage
+    /// error for an unknown one (`spelling` is how it was typed, for the message).
+    private typealias LookUp = (_ name: LookUpName, _ spelling: String) throws(UsageError) -> (OptionSpec, OptionScope)
 
     /// An option name as typed: `--wait` or `-A`, without the dashes.
     private enum LookUpName {
@@ -135,7 +149,11 @@ public struct CommandLineParser: Sendable {
         }
     }
 
-    private func commandLookUp(_ command: CommandSpec, _ name: LookUpName, _ spelling: String) throws(UsageError) -> OptionSpec {
+    /// The command's own option, else a global one (a command's option wins
+    /// when both have the name).
+    private func commandLookUp(
+        _ command: CommandSpec, _ name: LookUpName, _ spelling: String
+    ) throws(UsageError) -> (OptionSpec, OptionScope) {
         let found: OptionSpec?
         let global: OptionSpec?
         switch name {
@@ -146,16 +164,12 @@ public struct CommandLineParser: Sendable {
             found = command.option(short: short)
             global = registry.globalOption(short: short)
         }
-        if let found { return found }
-        if let global {
-            let example = global.value.map { "\(spelling) \($0.placeholder)" } ?? spelling
-            throw UsageError(
-                "'\(spelling)' is a global option: put it before the command, as in 'lib \(example) \(command.name)'",
-                command: command.name)
-        }
+        if let found { return (found, .command) }
+        if let global { return (global, .global) }
         var message = "unknown option '\(spelling)' for '\(command.name)'"
         if case .long = name {
-            message += Suggestions.didYouMean(spelling, among: command.acceptedOptions.map(\.longForm))
+            message += Suggestions.didYouMean(
+                spelling, among: registry.optionsAccepted(after: command).map(\.longForm))
         }
         throw UsageError(message, command: command.name)
     }
@@ -163,8 +177,9 @@ public struct CommandLineParser: Sendable {
     /// Reads one option token (`--name`, `--name=value`, or a cluster of short
     /// flags such as `-qA`), taking its value from the token or the next one.
     private func scanOption(
-        _ token: String, from tokens: inout TokenStream, into collector: inout OptionCollector, lookUp: LookUp
+        _ token: String, from tokens: inout TokenStream, into collectors: inout OptionCollectors, lookUp: LookUp
     ) throws(UsageError) {
+        let scope = collectors.command?.scope
         if token.hasPrefix("--") {
             let body = token.dropFirst(2)
             let name: String
@@ -177,37 +192,37 @@ public struct CommandLineParser: Sendable {
                 inline = nil
             }
             let spelling = "--" + name
-            let option = try lookUp(.long(name), spelling)
+            let (option, owner) = try lookUp(.long(name), spelling)
             if option.takesValue {
                 let value: String
                 if let inline {
                     value = inline
                 } else {
-                    value = try nextValue(for: option, spelling: spelling, scope: collector.scope, from: &tokens)
+                    value = try nextValue(for: option, spelling: spelling, scope: scope, from: &tokens)
                 }
-                try collector.record(option, spelling: spelling, text: value)
+                try collectors.record(option, owner, spelling: spelling, text: value)
             } else if inline != nil {
-                throw UsageError("option '\(spelling)' does not take a value", command: collector.scope)
+                throw UsageError("option '\(spelling)' does not take a value", command: scope)
             } else {
-                try collector.record(option, spelling: spelling, text: nil)
+                try collectors.record(option, owner, spelling: spelling, text: nil)
             }
             return
         }
         var letters = token.dropFirst()
         while let letter = letters.popFirst() {
             let spelling = "-" + String(letter)
-            let option = try lookUp(.short(letter), spelling)
+            let (option, owner) = try lookUp(.short(letter), spelling)
             guard option.takesValue else {
-                try collector.record(option, spelling: spelling, text: nil)
+                try collectors.record(option, owner, spelling: spelling, text: nil)
                 continue
             }
             let value: String
             if letters.isEmpty {
-                value = try nextValue(for: option, spelling: spelling, scope: collector.scope, from: &tokens)
+                value = try nextValue(for: option, spelling: spelling, scope: scope, from: &tokens)
             } else {
                 value = String(letters)
             }
-            try collector.record(option, spelling: spelling, text: value)
+            try collectors.record(option, owner, spelling: spelling, text: value)
             return
         }
     }
@@ -236,11 +251,14 @@ public struct CommandLineParser: Sendable {
     private func globalOptions(from collector: OptionCollector) -> GlobalOptions {
         var account: String?
         if case .text(let text)? = collector.values[GlobalOptionsSyntax.account.name] { account = text }
+        var verbosity = 0
+        if case .count(let count)? = collector.values[GlobalOptionsSyntax.verbose.name] { verbosity = count }
         return GlobalOptions(
             account: account,
             json: collector.values[GlobalOptionsSyntax.json.name] != nil,
             quiet: collector.values[GlobalOptionsSyntax.quiet.name] != nil,
-            noColor: collector.values[GlobalOptionsSyntax.noColor.name] != nil)
+            noColor: collector.values[GlobalOptionsSyntax.noColor.name] != nil,
+            verbosity: verbosity)
     }
 
     /// `-x…` and `--x…` are options; `-` alone (standard input) is not.
@@ -277,4 +295,24 @@ private struct TokenStream {
     }
 
     var remaining: [String] { Array(tokens[min(index, tokens.count)...]) }
+}
+
+/// Whose an option is: lib's (given anywhere) or the command's.
+private enum OptionScope {
+    case global, command
+}
+
+/// The global options and, once the command is known, its own.
+private struct OptionCollectors {
+    var globals: OptionCollector
+    var command: OptionCollector?
+
+    mutating func record(_ option: OptionSpec, _ owner: OptionScope, spelling: String, text: String?) throws(UsageError) {
+        switch owner {
+        case .global:
+            try globals.record(option, spelling: spelling, text: text)
+        case .command:
+            try command?.record(option, spelling: spelling, text: text)
+        }
+    }
 }

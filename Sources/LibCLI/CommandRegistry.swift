@@ -43,3 +43,15 @@ public struct CommandRegistry: Sendable {
     /// `lib [-A ACCOUNT] [--json] [-q] [--no-color] COMMAND ...`
     public var synopsis: String { Synopsis().program(self) }
 }
+
+extension CommandRegistry {
+    /// The options a command's line accepts after its name: its own, `-h`,
+    /// and the global ones (all but `--help` and `--version`), which may
+    /// appear anywhere. Completions and suggestions offer these.
+    public func optionsAccepted(after command: CommandSpec) -> [OptionSpec] {
+        let own = command.acceptedOptions
+        return own + globalOptions.filter { global in
+            global != GlobalOptionsSyntax.version && !own.contains { $0.name == global.name || ($0.short != nil && $0.short == global.short) }
+        }
+    }
+}

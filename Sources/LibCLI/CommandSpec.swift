@@ -73,6 +73,6 @@ public struct CommandSpec: Sendable {
         exclusiveGroups.first { $0.contains(name) }
     }
 
-    /// `lib push [--wait SECONDS] [--all]`.
+    /// `lib push [--wait DURATION] [--all]`.
     public var synopsis: String { Synopsis().command(self) }
 }

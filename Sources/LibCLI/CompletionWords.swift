@@ -11,7 +11,7 @@ struct CompletionWords {
 
     /// Every spelling of a command's options, `-h --help` included.
     func optionWords(_ command: CommandSpec) -> [String] {
-        Self.spellings(command.acceptedOptions)
+        Self.spellings(registry.optionsAccepted(after: command))
     }
 
     /// The spellings of options, short before long.

@@ -1,31 +1,79 @@
+import LibJSON
+
 /// The one place where errors become an exit status and the text printed on
-/// standard error.
+/// standard error: a `lib: ` line, or under `--json` one JSON document,
+/// `{"error": {"message": …, "exit_code": …, "reason": …}}`
+/// (docs/json/error.schema.json).
 public struct ErrorReport: Equatable, Sendable {
     public let exitCode: ExitCode
-    /// What to print on standard error, ending with a newline, or "" for none.
-    public let text: String
+    /// The explanation without the `lib: ` prefix; empty when the command
+    /// has already said it (`SilentFailure`).
+    public let message: String
+    /// A short, stable word for scripts: the error's own, else the exit code's.
+    public let reason: String
+    /// The command whose help a usage error points to.
+    private let usageCommand: String?
+    private let isUsage: Bool
 
     public init(for error: any Error) {
+        var reason: String?
+        usageCommand = (error as? UsageError)?.command
+        isUsage = error is UsageError
         switch error {
         case let error as UsageError:
             exitCode = .usage
-            text = error.report
+            message = error.message
         case let error as CommandFailure:
             exitCode = error.exitCode
-            text = Self.line(error.message)
+            message = error.message
+            reason = error.reason
         case let error as SilentFailure:
             exitCode = error.exitCode
-            text = ""
+            message = ""
         case let error as any ReportableError:
             exitCode = error.exitCode
-            text = Self.line(error.message)
+            message = error.message
+            reason = error.reason
         default:
             exitCode = .failure
-            text = Self.line(String(describing: error))
+            message = String(describing: error)
         }
+        self.reason = reason ?? exitCode.reason
     }
 
-    private static func line(_ message: String) -> String {
-        "\(ProgramInfo.name): \(message)\(message.hasSuffix("\n") ? "" : "\n")"
+    /// What to print on standard error, ending with a newline, or "" for none.
+    public var text: String {
+        if message.isEmpty { return "" }
+        if isUsage { return UsageError(message, command: usageCommand).report }
+        return "\(ProgramInfo.name): \(message)\(message.hasSuffix("\n") ? "" : "\n")"
+    }
+
+    /// The JSON document for standard error under `--json`, or "" for none.
+    public var json: String {
+        if message.isEmpty { return "" }
+        let text = message.hasSuffix("\n") ? String(message.dropLast()) : message
+        let error: JSONValue = [
+            "message": .string(text), "exit_code": .integer(Int64(exitCode.rawValue)), "reason": .string(reason),
+        ]
+        return JSONValue.object(JSONObject([("error", error)])).serialized() + "\n"
+    }
+
+    /// The text or JSON form, as the global options ask.
+    public func rendered(_ options: GlobalOptions) -> String {
+        options.json ? json : text
+    }
+}
+
+extension ExitCode {
+    /// The word a JSON error gives as its reason when the error has none of its own.
+    public var reason: String {
+        switch self {
+        case .success: "success"
+        case .failure: "failure"
+        case .usage: "usage"
+        case .attention: "attention"
+        case .authentication: "authentication"
+        case .temporaryFailure: "temporary"
+        }
     }
 }

@@ -80,7 +80,7 @@ struct FishCompletionScript {
 
             """#
         let valueCases = words.commands.flatMap { command in
-            command.acceptedOptions.filter(\.takesValue).flatMap { option in
+            registry.optionsAccepted(after: command).filter(\.takesValue).flatMap { option in
                 [option.shortForm, option.longForm].compactMap { $0 }.map { "'\(command.name) \($0)'" }
             }
         }
@@ -98,7 +98,7 @@ struct FishCompletionScript {
         }
         for command in words.commands {
             script += "\n# lib \(command.name)\n"
-            for option in command.acceptedOptions {
+            for option in registry.optionsAccepted(after: command) {
                 // Options that exclude this one hide it once given.
                 let others = command.exclusiveGroup(containing: option.name)?.filter { $0 != option.name } ?? []
                 let condition = (["__lib_using \(command.name)"] + others.map { "not __fish_seen_argument -l \($0)" })

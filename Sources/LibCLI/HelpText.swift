@@ -65,8 +65,8 @@ public struct HelpText: Sendable {
             sections.append("Exit status:\n" + exitTable(command.exitStatuses))
         }
         sections.append(TextWrapping.wrap(
-            "Global options (-A ACCOUNT, --json, -q, --no-color) go before the command: "
-                + "see '\(ProgramInfo.name) --help'.",
+            "Global options (-A ACCOUNT, --json, -q, -v, --no-color) may be given anywhere "
+                + "before '--': see '\(ProgramInfo.name) --help'.",
             width: width))
         return sections.joined(separator: "\n\n") + "\n"
     }

@@ -1,8 +1,8 @@
 /// Records the options of one scope (the global options, or one command's),
 /// rejecting repeats and conflicts and checking values against their kind.
 struct OptionCollector {
-    /// The command being parsed, or `nil` for the global options.
-    let scope: String?
+    /// The command whose help a usage error points to, or `nil` for lib's.
+    var scope: String?
     let exclusiveGroups: [[String]]
     private(set) var values: [String: OptionValue] = [:]
     /// How each recorded option was typed (`-q` or `--quiet`), for messages.
@@ -14,6 +14,14 @@ struct OptionCollector {
     }
 
     mutating func record(_ option: OptionSpec, spelling: String, text: String?) throws(UsageError) {
+        if option.isCounted {
+            if case .count(let count)? = values[option.name] {
+                values[option.name] = .count(count + 1)
+            } else {
+                values[option.name] = .count(1)
+            }
+            return
+        }
         if values[option.name] != nil {
             throw UsageError("option '\(spelling)' given twice", command: scope)
         }
@@ -29,10 +37,10 @@ struct OptionCollector {
     private static func value(of option: OptionSpec, spelling: String, text: String?, scope: String?) throws(UsageError) -> OptionValue {
         guard let kind = option.value?.kind, let text else { return .flag }
         switch kind {
-        case .seconds(let fractional):
-            guard let seconds = SecondsValue.parse(text, fractional: fractional) else {
-                let what = fractional ? "a number of seconds" : "a whole number of seconds"
-                throw UsageError("option '\(spelling)' needs \(what), not '\(text)'", command: scope)
+        case .duration:
+            guard let seconds = SecondsValue.parse(text) else {
+                throw UsageError(
+                    "option '\(spelling)' needs a duration such as 90, 90s, 2m or 1.5, not '\(text)'", command: scope)
             }
             return .seconds(seconds)
         case .choice(let words) where !words.contains(text):

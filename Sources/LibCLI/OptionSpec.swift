@@ -11,6 +11,8 @@ public struct OptionSpec: Sendable, Equatable {
     public let summary: String
     /// Further sentences for the man page; empty when the summary says it all.
     public let details: String
+    /// A flag that may be repeated to say more (`-v`, `-vv`).
+    public var isCounted = false
 
     /// The value an option takes: its placeholder (`SECONDS`) and its kind.
     public struct Value: Sendable, Equatable {
@@ -28,6 +30,13 @@ public struct OptionSpec: Sendable, Equatable {
         OptionSpec(name: name, short: short, value: nil, summary: summary, details: details)
     }
 
+    /// Declares a flag that may be given more than once (`-vv`).
+    public static func counter(_ name: String, short: Character? = nil, _ summary: String, details: String = "") -> OptionSpec {
+        var option = OptionSpec(name: name, short: short, value: nil, summary: summary, details: details)
+        option.isCounted = true
+        return option
+    }
+
     /// Declares an option that takes a value.
     public static func option(
         _ name: String, short: Character? = nil, value placeholder: String, _ kind: ValueKind,
@@ -40,9 +49,9 @@ public struct OptionSpec: Sendable, Equatable {
     public var longForm: String { "--" + name }
     /// `-A`, if the option has a short name.
     public var shortForm: String? { short.map { "-" + String($0) } }
-    /// `--wait SECONDS` or `--all`: how synopses show the option.
+    /// `--wait DURATION` or `--all`: how synopses show the option.
     public var synopsisForm: String { value.map { "\(longForm) \($0.placeholder)" } ?? longForm }
-    /// `-A, --account ACCOUNT` or `    --wait SECONDS`: the left column of help tables.
+    /// `-A, --account ACCOUNT` or `    --wait DURATION`: the left column of help tables.
     public var helpLabel: String {
         (shortForm.map { $0 + ", " } ?? "    ") + synopsisForm
     }

@@ -6,4 +6,6 @@ public enum OptionValue: Sendable, Equatable {
     case text(String)
     /// A checked, non-negative number of seconds.
     case seconds(Double)
+    /// How many times a counted flag (`-vv`) was given.
+    case count(Int)
 }

@@ -33,10 +33,16 @@ public struct ParsedCommand: Sendable {
         return nil
     }
 
-    /// The seconds given to an option such as `--wait SECONDS`.
+    /// The seconds given to an option such as `--wait DURATION`.
     public func seconds(_ option: OptionSpec) -> Double? {
         if case .seconds(let seconds)? = optionValues[option.name] { return seconds }
         return nil
+    }
+
+    /// How many times a counted flag such as `-v` was given (0 when not).
+    public func count(_ option: OptionSpec) -> Int {
+        if case .count(let count)? = optionValues[option.name] { return count }
+        return 0
     }
 
     /// The single value of an argument, if given.

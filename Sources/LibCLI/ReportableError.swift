@@ -5,4 +5,11 @@ public protocol ReportableError: Error {
     /// The explanation, without the `lib: ` prefix.
     var message: String { get }
     var exitCode: ExitCode { get }
+    /// A short, stable word for scripts (`offline`, `keyring-locked`), given
+    /// as `reason` in JSON errors; nil: the exit code's own word.
+    var reason: String? { get }
+}
+
+extension ReportableError {
+    public var reason: String? { nil }
 }

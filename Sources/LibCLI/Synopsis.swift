@@ -1,4 +1,4 @@
-/// Writes synopses (`lib get PATH [--offline | --fresh] [--timeout SECONDS]`)
+/// Writes synopses (`lib get PATH [--offline | --fresh] [--timeout DURATION]`)
 /// from the declarations, with a style for literal words and one for
 /// placeholders, so that help (plain) and the man page (bold and italic)
 /// show the same thing.
@@ -27,7 +27,7 @@ struct Synopsis {
         }
     }
 
-    /// `lib push [--wait SECONDS] [--all]`: arguments first, then options,
+    /// `lib push [--wait DURATION] [--all]`: arguments first, then options,
     /// exclusive groups as `[--a | --b]`.
     func command(_ command: CommandSpec) -> String {
         commandParts(command).joined(separator: " ")

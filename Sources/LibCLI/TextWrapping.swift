@@ -31,7 +31,7 @@ enum TextWrapping {
     }
 
     /// Like `fill(_:width:indent:firstIndent:)`, with the units that must not
-    /// be broken (such as `[--wait SECONDS]`) given as words.
+    /// be broken (such as `[--wait DURATION]`) given as words.
     static func fill(words: [String], width: Int, indent: Int, firstIndent: Int? = nil) -> String {
         var lines: [String] = []
         var line = String(repeating: " ", count: firstIndent ?? indent)

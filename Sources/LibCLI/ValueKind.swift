@@ -7,8 +7,8 @@ public enum ValueKind: Sendable, Equatable {
     case account
     /// A resource path relative to the API root, such as `books/b-7`.
     case resourcePath
-    /// A non-negative number of seconds; whole seconds unless `fractional`.
-    case seconds(fractional: Bool)
+    /// A non-negative duration: seconds (`90`, `1.5`) or with a unit (`90s`, `2m`).
+    case duration
     /// `FIELD=STRING` or `FIELD:=JSON`, httpie's convention.
     case assignment
     /// One of a fixed list of words.
@@ -16,10 +16,13 @@ public enum ValueKind: Sendable, Equatable {
     /// The name of one of lib's commands.
     case command
 
+    /// The duration kind under its earlier name, for declarations written before durations took units.
+    public static func seconds(fractional: Bool) -> ValueKind { .duration }
+
     /// What the shell completions offer for a value of this kind.
     public var completion: CompletionKind {
         switch self {
-        case .text, .seconds, .assignment: .none
+        case .text, .duration, .assignment: .none
         case .account: .accounts
         case .resourcePath: .resourcePaths
         case .choice(let words): .words(words)

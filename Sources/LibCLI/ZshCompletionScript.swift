@@ -44,7 +44,7 @@ struct ZshCompletionScript {
         script += "    case $words[1] in\n"
         for command in words.commands {
             script += "      (\(command.name))\n        _arguments -S \\\n"
-            var specs = optionSpecs(command.acceptedOptions, exclusiveGroups: command.exclusiveGroups)
+            var specs = optionSpecs(registry.optionsAccepted(after: command), exclusiveGroups: command.exclusiveGroups)
             for (index, argument) in command.arguments.enumerated() {
                 let position = argument.arity == .repeated ? "*" : String(index + 1)
                 let optional = argument.arity == .optional ? ":" : ""

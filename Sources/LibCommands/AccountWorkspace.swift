@@ -62,7 +62,8 @@ struct AccountWorkspace {
     /// The user's sentence and exit code for a request that failed.
     func explain(_ failure: TransportFailure, pendingWrites: Int) -> CommandFailure {
         let explanation = FailureExplanation.diagnose(failure, account: name, pendingWrites: pendingWrites)
-        return CommandFailure(explanation.message, exitCode: ExitCode(rawValue: explanation.exitCode) ?? .failure)
+        return CommandFailure(explanation.message, exitCode: ExitCode(rawValue: explanation.exitCode) ?? .failure,
+                              reason: explanation.reason)
     }
 }
 

@@ -8,6 +8,19 @@ extension KeyringError: ReportableError {
     /// Every keyring problem is "authentication needed" (DESIGN.md): never an invalid token.
     public var message: String { description }
     public var exitCode: ExitCode { .authentication }
+    public var reason: String? {
+        switch self {
+        case .notFound: "keyring-no-token"
+        case .noSessionBus: "keyring-no-bus"
+        case .noSecretService: "keyring-no-service"
+        case .noDefaultKeyring: "keyring-no-default"
+        case .locked: "keyring-locked"
+        case .promptDismissed: "keyring-prompt-dismissed"
+        case .timedOut: "keyring-timeout"
+        case .libsecretUnavailable: "keyring-unavailable"
+        case .other: "keyring-failed"
+        }
+    }
 }
 
 extension AccountSelection.Failure: ReportableError {

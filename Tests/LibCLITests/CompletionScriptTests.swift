@@ -96,6 +96,7 @@ struct CompletionScriptTests {
         #expect(try bashCandidates("lib completion ") == ["bash", "zsh", "fish"])
         #expect(try bashCandidates("lib help lo") == ["login", "logout"])
         #expect(try bashCandidates("lib get books/b-7 --of") == ["--offline"])
+        #expect(try bashCandidates("lib get books/b-7 --js") == ["--json"])
         #expect(try bashCandidates("lib push --wait ") == [])
         #expect(try bashCandidates("lib --js") == ["--json"])
     }
@@ -107,7 +108,10 @@ struct CompletionScriptTests {
         #expect(Set(try zshCandidates("lib -A ")) == Set(Self.accounts))
         #expect(Set(try zshCandidates("lib completion ")) == ["bash", "zsh", "fish"])
         // --offline and --fresh exclude each other.
-        #expect(Set(try zshCandidates("lib get books/b-7 --offline --")) == ["--timeout", "--help"])
+        // The command's options, then the global ones, which may follow the command too.
+        #expect(Set(try zshCandidates("lib get books/b-7 --offline --")) == [
+            "--timeout", "--help", "--account", "--json", "--quiet", "--verbose", "--no-color",
+        ])
     }
 
     @Test(.enabled(if: isInstalled("/usr/bin/fish")))
@@ -117,7 +121,9 @@ struct CompletionScriptTests {
         #expect(try fishCandidates("lib -A ") == Self.accounts)
         #expect(try fishCandidates("lib logout ") == Self.accounts)
         #expect(try fishCandidates("lib completion ") == ["bash", "fish", "zsh"])
-        #expect(try fishCandidates("lib get books/b-7 --offline --") == ["--help", "--offline", "--timeout"])
+        #expect(try fishCandidates("lib get books/b-7 --offline --") == [
+            "--account", "--help", "--json", "--no-color", "--offline", "--quiet", "--timeout", "--verbose",
+        ])
     }
 
     @Test func completeCommandListsAccountsFromTheIndex() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import LibCLI
+import LibJSON
 import Synchronization
 import TestSupport
 import Testing
@@ -128,4 +129,43 @@ private struct FixedPaths: CompletionSource {
     #expect(version.exitCode == .success && version.stdout == "lib 0.1.0\n" && version.stderr.isEmpty)
     let help = runInProcess(["help", "get"])
     #expect(help.exitCode == .success && help.stdout == HelpText().commandHelp(GetSyntax.command))
+}
+
+@Test func underJSONErrorsAreOneJSONDocumentOnStandardError() throws {
+    let failing: [String: CommandHandler] = [
+        StatusSyntax.command.name: { _, _ in throw CommandFailure("You're offline", exitCode: .temporaryFailure, reason: "offline") },
+    ]
+    let run = runInProcess(["status", "--json"], handlers: failing)
+    #expect(run.exitCode == .temporaryFailure)
+    #expect(run.stdout.isEmpty)
+    #expect(run.stderr == #"{"error":{"message":"You're offline","exit_code":75,"reason":"offline"}}"# + "\n", "\(run)")
+
+    // A usage error is JSON too, wherever --json is on the line.
+    let usage = runInProcess(["push", "--wiat", "5", "--json"])
+    #expect(usage.exitCode == .usage)
+    let document = try JSONParser.parse(usage.stderr)
+    #expect(document["error"]?["exit_code"] == 2)
+    #expect(document["error"]?["reason"] == "usage")
+    #expect(document["error"]?["message"]?.stringValue?.hasPrefix("unknown option '--wiat' for 'push'") == true)
+}
+
+@Test func quietSilencesTemporaryFailuresOnlyAndTheThresholdComesFromTheEnvironment() {
+    let handlers: [String: CommandHandler] = [
+        StatusSyntax.command.name: { _, _ in throw CommandFailure("offline", exitCode: .temporaryFailure) },
+        GetSyntax.command.name: { _, _ in throw CommandFailure("conflict", exitCode: .attention) },
+    ]
+    let temporary = runInProcess(["-q", "status"], handlers: handlers)
+    #expect(temporary.exitCode == .temporaryFailure && temporary.stderr.isEmpty && temporary.stdout.isEmpty)
+    let attention = runInProcess(["get", "x", "-q"], handlers: handlers)
+    #expect(attention.exitCode == .attention && attention.stderr == "lib: conflict\n")
+
+    #expect(QuietRule(environment: [:]).threshold == 86_400)
+    #expect(QuietRule(environment: ["LIB_QUIET_AFTER": "2"]).threshold == 2)
+    #expect(QuietRule(environment: ["LIB_QUIET_AFTER": "6h"]).threshold == 21_600)
+    #expect(QuietRule(environment: ["LIB_QUIET_AFTER": "2d"]).threshold == 172_800)
+    let rule = QuietRule(threshold: 60)
+    #expect(rule.silences(.temporaryFailure, oldestPendingAge: 59))
+    #expect(!rule.silences(.temporaryFailure, oldestPendingAge: 61))
+    #expect(!rule.silences(.attention, oldestPendingAge: nil))
+    #expect(!rule.silences(.authentication, oldestPendingAge: nil))
 }

@@ -13,7 +13,7 @@ private func lib(_ arguments: [String], home: String = "/nonexistent-lib-home") 
     #expect(result.status == 2, "\(result)")
     #expect(result.stdout.isEmpty)
     #expect(result.stderr == """
-        Usage: lib [-A ACCOUNT] [--json] [-q] [--no-color] COMMAND ...
+        Usage: lib [-A ACCOUNT] [--json] [-q] [-v] [--no-color] COMMAND ...
         Commands: login logout switch get edit push status resolve completion help
         Run 'lib --help' for more.
 
@@ -34,7 +34,7 @@ private func lib(_ arguments: [String], home: String = "/nonexistent-lib-home") 
     #expect(helpPush.status == 0 && pushHelp.status == 0)
     #expect(helpPush.stdout == pushHelp.stdout)
     #expect(pushHelp.stdout == HelpText().commandHelp(PushSyntax.command))
-    #expect(pushHelp.stdout.hasPrefix("Usage: lib push [--wait SECONDS] [--all]\n"))
+    #expect(pushHelp.stdout.hasPrefix("Usage: lib push [--wait DURATION] [--all]\n"))
     #expect(pushHelp.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 })
     let helpAlone = try lib(["help"])
     #expect(helpAlone.stdout == main.stdout)

@@ -21,7 +21,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
 
 @Test func programHelpListsVisibleCommandsGlobalOptionsAndExitCodes() {
     let text = HelpText().programHelp()
-    #expect(text.hasPrefix("Usage: lib [-A ACCOUNT] [--json] [-q] [--no-color] COMMAND ...\n"))
+    #expect(text.hasPrefix("Usage: lib [-A ACCOUNT] [--json] [-q] [-v] [--no-color] COMMAND ...\n"))
     for command in registry.visibleCommands {
         #expect(text.contains("\n  \(command.name) "), "\(command.name) missing")
     }
@@ -34,8 +34,8 @@ private func everyHelpText() -> [(name: String, text: String)] {
 
 @Test func commandHelpShowsSynopsisOptionsExamplesAndExitCodes() {
     let text = HelpText().commandHelp(PushSyntax.command)
-    #expect(text.hasPrefix("Usage: lib push [--wait SECONDS] [--all]\n\nSend pending writes to the server, in order.\n"))
-    #expect(text.contains("\nOptions:\n      --wait SECONDS  Keep trying for up to SECONDS in all (for cron)\n"))
+    #expect(text.hasPrefix("Usage: lib push [--wait DURATION] [--all]\n\nSend pending writes to the server, in order.\n"))
+    #expect(text.contains("\nOptions:\n      --wait DURATION  Keep trying for up to DURATION in all (for cron)\n"))
     #expect(text.contains("\n  -h, --help  ") || text.contains("\n  -h, --help "))
     #expect(text.contains("\nExamples:\n  lib push\n"))
     #expect(text.contains("\n  lib push --wait 60\n"))
@@ -50,16 +50,16 @@ private func everyHelpText() -> [(name: String, text: String)] {
         "lib login [SERVER_URL] [--user NAME] [--password-stdin | --token-stdin] [--restore | --no-restore]",
         "lib logout [ACCOUNT] [--discard] [--yes]",
         "lib switch [ACCOUNT]",
-        "lib get PATH [--offline | --fresh] [--timeout SECONDS]",
+        "lib get PATH [--offline | --fresh] [--timeout DURATION]",
         "lib edit PATH [FIELD=STRING | FIELD:=JSON ...] [--create | --delete] [--push]",
-        "lib push [--wait SECONDS] [--all]",
+        "lib push [--wait DURATION] [--all]",
         "lib status [--short | --porcelain] [--all]",
         "lib resolve [PATH] [--mine | --theirs | --merge | --edit | --discard]",
         "lib completion bash|zsh|fish",
         "lib help [COMMAND]",
     ]
     #expect(registry.visibleCommands.map(\.synopsis) == expected)
-    #expect(registry.synopsis == "lib [-A ACCOUNT] [--json] [-q] [--no-color] COMMAND ...")
+    #expect(registry.synopsis == "lib [-A ACCOUNT] [--json] [-q] [-v] [--no-color] COMMAND ...")
 }
 
 @Test func everyCommandHasHelpTextExamplesAndExitCodes() {

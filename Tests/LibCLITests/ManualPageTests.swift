@@ -40,6 +40,6 @@ func manPageRendersWithGroffWithoutWarnings() throws {
 
 @Test func roffEscapesHyphensBackslashesAndLeadingDots() {
     let page = ManualPage().render()
-    #expect(page.contains("\\fB\\-\\-wait\\fR \\fISECONDS\\fR"))
+    #expect(page.contains("\\fB\\-\\-wait\\fR \\fIDURATION\\fR"))
     #expect(!page.contains(" --"))
 }

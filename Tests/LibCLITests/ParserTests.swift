@@ -26,6 +26,25 @@ private let parseCases: [ParseCase] = [
     ParseCase(
         arguments: ["--json", "-q", "--no-color", "status", "--short"], command: "status",
         globals: GlobalOptions(json: true, quiet: true, noColor: true), options: ["short": .flag]),
+    // Global options anywhere on the line, as gh takes them; `--` ends them too.
+    ParseCase(arguments: ["status", "--json"], command: "status", globals: GlobalOptions(json: true)),
+    ParseCase(arguments: ["push", "-q"], command: "push", globals: GlobalOptions(quiet: true)),
+    ParseCase(
+        arguments: ["get", "books/b-7", "--json", "-A", "bob"], command: "get",
+        globals: GlobalOptions(account: "bob", json: true), values: ["PATH": ["books/b-7"]]),
+    ParseCase(arguments: ["-q", "push", "--all", "--no-color"], command: "push",
+              globals: GlobalOptions(quiet: true, noColor: true), options: ["all": .flag]),
+    ParseCase(arguments: ["get", "--", "--json"], command: "get", values: ["PATH": ["--json"]]),
+    ParseCase(arguments: ["--", "get", "--json"], command: "get", values: ["PATH": ["--json"]]),
+    // -v counts.
+    ParseCase(arguments: ["-v", "get", "x"], command: "get", globals: GlobalOptions(verbosity: 1), values: ["PATH": ["x"]]),
+    ParseCase(arguments: ["-vv", "get", "x"], command: "get", globals: GlobalOptions(verbosity: 2), values: ["PATH": ["x"]]),
+    ParseCase(arguments: ["-v", "get", "x", "--verbose"], command: "get", globals: GlobalOptions(verbosity: 2), values: ["PATH": ["x"]]),
+    // Durations: seconds, fractions, units.
+    ParseCase(arguments: ["push", "--wait", "90s"], command: "push", options: ["wait": .seconds(90)]),
+    ParseCase(arguments: ["push", "--wait", "2m"], command: "push", options: ["wait": .seconds(120)]),
+    ParseCase(arguments: ["push", "--wait", "1.5"], command: "push", options: ["wait": .seconds(1.5)]),
+    ParseCase(arguments: ["push", "--wait=1h"], command: "push", options: ["wait": .seconds(3600)]),
     // Command options: separate and attached values, before and after arguments.
     ParseCase(arguments: ["push", "--wait", "60"], command: "push", options: ["wait": .seconds(60)]),
     ParseCase(arguments: ["push", "--wait=0", "--all"], command: "push", options: ["wait": .seconds(0), "all": .flag]),
@@ -146,27 +165,25 @@ let usageErrorCases: [UsageErrorCase] = [
     UsageErrorCase(arguments: ["--no-colour", "status"], message: "unknown option '--no-colour'. Did you mean '--no-color'?"),
     UsageErrorCase(arguments: ["-x", "status"], message: "unknown option '-x'"),
     UsageErrorCase(arguments: ["-qx", "status"], message: "unknown option '-x'"),
-    // Global options after the command.
-    UsageErrorCase(
-        arguments: ["status", "--json"],
-        message: "'--json' is a global option: put it before the command, as in 'lib --json status'", command: "status"),
-    UsageErrorCase(
-        arguments: ["push", "-A", "bob"],
-        message: "'-A' is a global option: put it before the command, as in 'lib -A ACCOUNT push'", command: "push"),
+    // Global options after the command are still checked.
+    UsageErrorCase(arguments: ["status", "--no-color", "--no-color"], message: "option '--no-color' given twice", command: "status"),
+    UsageErrorCase(arguments: ["push", "-A"], message: "option '-A' needs a value (ACCOUNT)", command: "push"),
+    UsageErrorCase(arguments: ["status", "--jsno"], message: "unknown option '--jsno' for 'status'. Did you mean '--json'?", command: "status"),
     // Missing and malformed values.
-    UsageErrorCase(arguments: ["push", "--wait"], message: "option '--wait' needs a value (SECONDS)", command: "push"),
-    UsageErrorCase(arguments: ["push", "--wait", "--all"], message: "option '--wait' needs a value (SECONDS)", command: "push"),
+    UsageErrorCase(arguments: ["push", "--wait"], message: "option '--wait' needs a value (DURATION)", command: "push"),
+    UsageErrorCase(arguments: ["push", "--wait", "--all"], message: "option '--wait' needs a value (DURATION)", command: "push"),
     UsageErrorCase(arguments: ["-A"], message: "option '-A' needs a value (ACCOUNT)"),
-    UsageErrorCase(arguments: ["--account", "--json", "status"], message: "option '--account' needs a value (ACCOUNT)"),
+    UsageErrorCase(arguments: ["--account", "-q", "status"], message: "option '--account' needs a value (ACCOUNT)"),
     UsageErrorCase(arguments: ["--account=", "status"], message: "option '--account' needs a value (ACCOUNT)"),
     UsageErrorCase(arguments: ["login", "--user="], message: "option '--user' needs a value (NAME)", command: "login"),
-    UsageErrorCase(arguments: ["push", "--wait", "soon"], message: "option '--wait' needs a whole number of seconds, not 'soon'", command: "push"),
-    UsageErrorCase(arguments: ["push", "--wait", "1.5"], message: "option '--wait' needs a whole number of seconds, not '1.5'", command: "push"),
-    UsageErrorCase(arguments: ["push", "--wait=-5"], message: "option '--wait' needs a whole number of seconds, not '-5'", command: "push"),
-    UsageErrorCase(arguments: ["get", "x", "--timeout", "abc"], message: "option '--timeout' needs a number of seconds, not 'abc'", command: "get"),
-    UsageErrorCase(arguments: ["get", "x", "--timeout", "1e3"], message: "option '--timeout' needs a number of seconds, not '1e3'", command: "get"),
-    UsageErrorCase(arguments: ["get", "x", "--timeout=inf"], message: "option '--timeout' needs a number of seconds, not 'inf'", command: "get"),
-    UsageErrorCase(arguments: ["get", "x", "--timeout=.5"], message: "option '--timeout' needs a number of seconds, not '.5'", command: "get"),
+    UsageErrorCase(arguments: ["push", "--wait", "soon"], message: "option '--wait' needs a duration such as 90, 90s, 2m or 1.5, not 'soon'", command: "push"),
+    UsageErrorCase(arguments: ["push", "--wait", "2x"], message: "option '--wait' needs a duration such as 90, 90s, 2m or 1.5, not '2x'", command: "push"),
+    UsageErrorCase(arguments: ["push", "--wait", "m"], message: "option '--wait' needs a duration such as 90, 90s, 2m or 1.5, not 'm'", command: "push"),
+    UsageErrorCase(arguments: ["push", "--wait=-5"], message: "option '--wait' needs a duration such as 90, 90s, 2m or 1.5, not '-5'", command: "push"),
+    UsageErrorCase(arguments: ["get", "x", "--timeout", "abc"], message: "option '--timeout' needs a duration such as 90, 90s, 2m or 1.5, not 'abc'", command: "get"),
+    UsageErrorCase(arguments: ["get", "x", "--timeout", "1e3"], message: "option '--timeout' needs a duration such as 90, 90s, 2m or 1.5, not '1e3'", command: "get"),
+    UsageErrorCase(arguments: ["get", "x", "--timeout=inf"], message: "option '--timeout' needs a duration such as 90, 90s, 2m or 1.5, not 'inf'", command: "get"),
+    UsageErrorCase(arguments: ["get", "x", "--timeout=.5"], message: "option '--timeout' needs a duration such as 90, 90s, 2m or 1.5, not '.5'", command: "get"),
     UsageErrorCase(arguments: ["push", "--all=yes"], message: "option '--all' does not take a value", command: "push"),
     UsageErrorCase(arguments: ["--json=1", "status"], message: "option '--json' does not take a value"),
     // Repeated options.

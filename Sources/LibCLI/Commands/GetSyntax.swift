@@ -1,4 +1,4 @@
-/// `lib get PATH [--offline | --fresh] [--timeout SECONDS]`
+/// `lib get PATH [--offline | --fresh] [--timeout DURATION]`
 public enum GetSyntax {
     public static let path = ArgumentSpec(
         "PATH", .resourcePath, .required, "Resource path, such as books or books/b-7")
@@ -7,8 +7,8 @@ public enum GetSyntax {
     public static let fresh = OptionSpec.flag(
         "fresh", "Fail (exit 75) rather than show the cached copy")
     public static let timeout = OptionSpec.option(
-        "timeout", value: "SECONDS", .seconds(fractional: true),
-        "Give up on the server after SECONDS (may be fractional)")
+        "timeout", value: "DURATION", .duration,
+        "Give up on the server after DURATION (90, 90s, 2m, 1.5)")
 
     public static let command = CommandSpec(
         name: "get",

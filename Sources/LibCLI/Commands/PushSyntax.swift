@@ -1,9 +1,10 @@
-/// `lib push [--wait SECONDS] [--all]`
+/// `lib push [--wait DURATION] [--all]`
 public enum PushSyntax {
     public static let wait = OptionSpec.option(
-        "wait", value: "SECONDS", .seconds(fractional: false),
-        "Keep trying for up to SECONDS in all (for cron)",
+        "wait", value: "DURATION", .duration,
+        "Keep trying for up to DURATION in all (for cron)",
         details: """
+            DURATION is seconds (90, 1.5) or has a unit (90s, 2m, 1h). \
             Waits for a network path when offline and retries with backoff when \
             the server is unreachable; exits 75 with the writes kept when the \
             time runs out.
