@@ -67,6 +67,20 @@ public struct CommandContext: Sendable {
     /// Whether to colour standard error, by the same rules.
     public var colorsStandardError: Bool { allowsColor(on: standardError) }
 
+    /// How wide standard output's lines may be: on a terminal, `COLUMNS`
+    /// when set, else the terminal's width, else 80; off a terminal no limit
+    /// (a script gets whole lines).
+    public var outputWidth: Int? {
+        guard standardOutput.isTerminal else { return nil }
+        if let columns = environment["COLUMNS"].flatMap({ Int($0) }), columns > 0 { return columns }
+        return standardOutput.columns ?? 80
+    }
+
+    /// How much to trace: `-v` counted, or `LIB_DEBUG` (1 or 2) when larger.
+    public var verbosity: Int {
+        max(globalOptions.verbosity, environment["LIB_DEBUG"].flatMap { Int($0) } ?? 0)
+    }
+
     private func allowsColor(on channel: OutputChannel) -> Bool {
         channel.isTerminal && !globalOptions.noColor && (environment["NO_COLOR"] ?? "").isEmpty
     }

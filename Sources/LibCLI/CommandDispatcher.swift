@@ -20,7 +20,9 @@ public struct CommandDispatcher: Sendable {
     /// and returns the exit status. Never throws: errors become their report.
     public func run(_ arguments: [String], context: CommandContext) -> ExitCode {
         // Known before parsing, so that a usage error is JSON too.
-        var reporting = GlobalOptions(json: arguments.prefix { $0 != "--" }.contains(GlobalOptionsSyntax.json.longForm))
+        let beforeEnd = arguments.prefix { $0 != "--" }
+        var reporting = GlobalOptions(
+            json: beforeEnd.contains(GlobalOptionsSyntax.json.longForm), noColor: beforeEnd.contains(GlobalOptionsSyntax.noColor.longForm))
         do {
             switch try CommandLineParser(registry: registry).parse(arguments) {
             case .version:
@@ -47,7 +49,9 @@ public struct CommandDispatcher: Sendable {
             // Under -q a temporary failure says nothing: the commands that
             // know how long writes have waited (push) speak for themselves.
             if !(reporting.quiet && report.exitCode == .temporaryFailure) {
-                context.standardError.write(report.rendered(reporting))
+                var errorContext = context
+                errorContext.globalOptions = reporting
+                context.standardError.write(report.rendered(reporting, painter: errorContext.errorPainter))
             }
             return report.exitCode
         }

@@ -42,10 +42,17 @@ public struct ErrorReport: Equatable, Sendable {
     }
 
     /// What to print on standard error, ending with a newline, or "" for none.
-    public var text: String {
+    public var text: String { text(painter: TextPainter(isEnabled: false)) }
+
+    /// The text with the `lib:` prefix painted (red on a terminal).
+    public func text(painter: TextPainter) -> String {
         if message.isEmpty { return "" }
-        if isUsage { return UsageError(message, command: usageCommand).report }
-        return "\(ProgramInfo.name): \(message)\(message.hasSuffix("\n") ? "" : "\n")"
+        let prefix = painter.paint("\(ProgramInfo.name):", .red)
+        if isUsage {
+            let report = UsageError(message, command: usageCommand).report
+            return prefix + report.dropFirst(ProgramInfo.name.count + 1)
+        }
+        return "\(prefix) \(message)\(message.hasSuffix("\n") ? "" : "\n")"
     }
 
     /// The JSON document for standard error under `--json`, or "" for none.
@@ -59,8 +66,8 @@ public struct ErrorReport: Equatable, Sendable {
     }
 
     /// The text or JSON form, as the global options ask.
-    public func rendered(_ options: GlobalOptions) -> String {
-        options.json ? json : text
+    public func rendered(_ options: GlobalOptions, painter: TextPainter = TextPainter(isEnabled: false)) -> String {
+        options.json ? json : text(painter: painter)
     }
 }
 

@@ -8,10 +8,16 @@ import Synchronization
 public struct OutputChannel: Sendable {
     /// Whether the stream is a terminal (a TTY).
     public let isTerminal: Bool
+    /// The terminal's width in columns, when it is one and says so.
+    public let columns: Int?
+    /// The file descriptor behind the channel, for a pager to write to.
+    public let descriptor: Int32?
     private let sink: any TextSink
 
-    public init(isTerminal: Bool, sink: any TextSink) {
+    public init(isTerminal: Bool, columns: Int? = nil, descriptor: Int32? = nil, sink: any TextSink) {
         self.isTerminal = isTerminal
+        self.columns = columns
+        self.descriptor = descriptor
         self.sink = sink
     }
 
@@ -26,17 +32,28 @@ public struct OutputChannel: Sendable {
 
     /// The process's standard output, buffered.
     public static func standardOutput() -> OutputChannel {
-        OutputChannel(isTerminal: isatty(STDOUT_FILENO) == 1, sink: FileDescriptorSink(STDOUT_FILENO, buffered: true))
+        let terminal = isatty(STDOUT_FILENO) == 1
+        return OutputChannel(isTerminal: terminal, columns: terminal ? terminalColumns(STDOUT_FILENO) : nil,
+                             descriptor: STDOUT_FILENO, sink: FileDescriptorSink(STDOUT_FILENO, buffered: true))
     }
 
     /// The process's standard error, written at once.
     public static func standardError() -> OutputChannel {
-        OutputChannel(isTerminal: isatty(STDERR_FILENO) == 1, sink: FileDescriptorSink(STDERR_FILENO, buffered: false))
+        let terminal = isatty(STDERR_FILENO) == 1
+        return OutputChannel(isTerminal: terminal, columns: terminal ? terminalColumns(STDERR_FILENO) : nil,
+                             descriptor: STDERR_FILENO, sink: FileDescriptorSink(STDERR_FILENO, buffered: false))
     }
 
     /// A channel that collects what is written into `buffer`, for tests.
-    public static func capturing(into buffer: OutputBuffer, isTerminal: Bool = false) -> OutputChannel {
-        OutputChannel(isTerminal: isTerminal, sink: buffer)
+    public static func capturing(into buffer: OutputBuffer, isTerminal: Bool = false, columns: Int? = nil) -> OutputChannel {
+        OutputChannel(isTerminal: isTerminal, columns: columns, sink: buffer)
+    }
+
+    /// The width the terminal reports (TIOCGWINSZ), or nil when it reports none.
+    private static func terminalColumns(_ descriptor: Int32) -> Int? {
+        var size = winsize()
+        guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 }
 

@@ -22,11 +22,13 @@ struct AccountPush {
     static let defaultLockWait = 30.0
 
     /// How the push ended: the summary for standard output (nil when there
-    /// is nothing to say), the problem for standard error, the exit code.
+    /// is nothing to say), the problem and what waits for a decision
+    /// (conflicts, rejections) for standard error, the exit code.
     struct Result {
         var summary: String?
         var problem: String?
         var exitCode: ExitCode
+        var attention: String? = nil
         /// Whether the summary only says that all went well.
         var isQuietSuccess: Bool { exitCode == .success && problem == nil }
     }
@@ -38,12 +40,22 @@ struct AccountPush {
         do {
             return try push()
         } catch let error as any ReportableError {
-            return Result(summary: nil, problem: error.message, exitCode: error.exitCode)
+            return failed(error.message, error.exitCode)
         } catch let error as CommandFailure {
-            return Result(summary: nil, problem: error.message, exitCode: error.exitCode)
+            return failed(error.message, error.exitCode)
         } catch {
-            return Result(summary: nil, problem: "\(name): \(error)", exitCode: .failure)
+            return failed("\(error)", .failure)
         }
+    }
+
+    /// A push that stopped on an error: the message names the account (under
+    /// `--all` several say the same) and says what is kept on this device.
+    private func failed(_ message: String, _ code: ExitCode) -> Result {
+        var text = message.contains(name) ? message : "\(name): \(message)"
+        if !text.contains("saved on this device"), let pending = try? workspace.openStore().outbox.counts().pending {
+            text += (text.hasSuffix(".") ? " " : ". ") + Self.saved(pending)
+        }
+        return Result(summary: nil, problem: text, exitCode: code)
     }
 
     private func push() throws -> Result {
@@ -142,15 +154,16 @@ struct AccountPush {
             parts.append(tally.conflicts.isEmpty && tally.rejected.isEmpty
                 ? "Nothing to push for \(name)." : "Nothing pushed to \(host) as \(name).")
         }
-        parts += Self.attention(tally.conflicts, "conflict", "conflicts")
-        parts += Self.attention(tally.rejected, "rejected write", "rejected writes")
+        var attention = Self.attention(tally.conflicts, "conflict", "conflicts")
+        attention += Self.attention(tally.rejected, "rejected write", "rejected writes")
         let earlier = (counts.conflicts - tally.conflicts.count) + (counts.rejected - tally.rejected.count)
         if earlier > 0 && tally.conflicts.isEmpty && tally.rejected.isEmpty {
-            parts.append("\(Wording.count(earlier, "write").capitalizedFirst) still \(earlier == 1 ? "waits" : "wait") for you: run `lib resolve`.")
+            attention.append("\(Wording.count(earlier, "write").capitalizedFirst) of \(name) still \(earlier == 1 ? "waits" : "wait") for you: run `lib resolve`.")
         }
         var code = exitCode
         if code == .success && counts.conflicts + counts.rejected > 0 { code = .attention }
-        return Result(summary: parts.isEmpty ? nil : parts.joined(separator: " "), problem: problem, exitCode: code)
+        return Result(summary: parts.isEmpty ? nil : parts.joined(separator: " "), problem: problem, exitCode: code,
+                      attention: attention.isEmpty ? nil : attention.joined(separator: " "))
     }
 
     /// "1 conflict: books/b-7 — run `lib resolve books/b-7`."

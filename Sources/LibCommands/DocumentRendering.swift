@@ -1,3 +1,4 @@
+import LibCLI
 import LibJSON
 
 /// How `lib get` prints documents and collections: aligned fields and a
@@ -50,21 +51,24 @@ enum DocumentRendering {
         return text
     }
 
-    /// A table of id, title, author and year, with a note on unsent changes.
-    static func table(_ views: [DocumentView]) -> String {
-        let header = ["ID", "TITLE", "AUTHOR", "YEAR", ""]
-        let rows = views.map { view -> [String] in
+    /// A table of id, title, author and year, with a note on unsent changes,
+    /// in natural id order (b-2 before b-10), fitted to `width` when given.
+    static func table(_ views: [DocumentView], width: Int? = nil, painter: TextPainter = TextPainter(isEnabled: false)) -> String {
+        if views.isEmpty { return "No books.\n" }
+        var table = TextTable([
+            .init("ID", canShrink: false), .init("TITLE", minimumWidth: 12), .init("AUTHOR", minimumWidth: 10),
+            .init("YEAR", canShrink: false), .init("", canShrink: false),
+        ])
+        let rows = views.map { view -> (id: String, cells: [TextTable.Cell]) in
             let document = view.document ?? view.serverCopy
+            let id = document?["id"].map(display) ?? view.path
             let note = view.pending.map { $0.deletes ? "deleted, not yet pushed" : "changed, not yet pushed" } ?? ""
-            return [document?["id"].map(display) ?? view.path, clip(document?["title"].map(display) ?? ""),
-                    clip(document?["author"].map(display) ?? ""), document?["year"].map(display) ?? "", note]
+            return (id, [.init(id, view.pending == nil ? nil : .yellow), .init(clip(document?["title"].map(display) ?? "")),
+                         .init(clip(document?["author"].map(display) ?? "")), .init(document?["year"].map(display) ?? ""),
+                         .init(note, .yellow)])
         }
-        if rows.isEmpty { return "No books.\n" }
-        let widths = (0..<header.count).map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-        return ([header] + rows).map { row in
-            zip(row, widths).map { cell, width in cell + String(repeating: " ", count: width - cell.count) }
-                .joined(separator: "  ").trimmingTrailingSpaces() + "\n"
-        }.joined()
+        for row in rows.sortedNaturally(by: \.id) { table.append(row.cells) }
+        return table.render(width: width, painter: painter)
     }
 
     /// A value as people read it: strings bare, lists of strings joined.

@@ -27,7 +27,7 @@ import TestSupport
         #expect(edit.status == 0, "\(edit)", sourceLocation: sourceLocation)
         let push = try alice.lib("push")
         #expect(push.status == 3, "\(push)", sourceLocation: sourceLocation)
-        #expect(push.stdout.contains("1 conflict: books/b-7"), "\(push)", sourceLocation: sourceLocation)
+        #expect(push.stderr.contains("1 conflict: books/b-7"), "\(push)", sourceLocation: sourceLocation)
         return Conflict(server: server, dir: dir, alice: alice, account: alice.account("alice", on: server))
     }
 

@@ -78,7 +78,7 @@ enum Edit {
         guard options.push else { return .success }
         let result = AccountPush(workspace: workspace, deadline: nil, lockWait: AccountPush.defaultLockWait,
                                  progress: WaitProgress(context)).run()
-        Push.report(result, context, quietWhenWell: false)
+        Push.report(result, context, quietWhenWell: false, workspace: workspace)
         return result.exitCode
     }
 

@@ -131,9 +131,10 @@ enum Get {
         if copy.path.isDocument, let view = copy.views.first {
             output = json ? DocumentRendering.json(view) : DocumentRendering.text(view)
         } else {
-            output = json ? DocumentRendering.json(collection: copy.views) : DocumentRendering.table(copy.views)
+            output = json ? DocumentRendering.json(collection: copy.views)
+                : DocumentRendering.table(copy.views, width: context.outputWidth, painter: context.outputPainter)
         }
-        context.standardOutput.write(output)
+        Pager(context: context).show(output, context)
         if let label { context.standardError.write(label + "\n") }
         if let notice = PendingWrites.notice(copy.views.compactMap(\.pending)) { context.standardError.write(notice) }
     }

@@ -36,22 +36,43 @@ enum Push {
             let push = AccountPush(workspace: workspace, deadline: deadline, lockWait: AccountPush.defaultLockWait,
                                    progress: WaitProgress(context))
             let result = push.run()
-            report(result, context, quietWhenWell: deadline != nil && !context.standardOutput.isTerminal)
+            report(result, context, quietWhenWell: deadline != nil && !context.standardOutput.isTerminal, workspace: workspace)
             worst = worse(worst, result.exitCode)
         }
         return worst
     }
 
-    /// Prints what one account's push has to say.
-    static func report(_ result: AccountPush.Result, _ context: CommandContext, quietWhenWell: Bool) {
-        let silent = result.isQuietSuccess && (quietWhenWell || context.globalOptions.quiet)
-        if let summary = result.summary, !silent {
+    /// Prints what one account's push has to say: the summary on standard
+    /// output, the problem and the conflicts on standard error. Under `-q`
+    /// nothing for success or a temporary failure (75), unless the oldest
+    /// pending write has waited past `QuietRule`'s threshold.
+    static func report(_ result: AccountPush.Result, _ context: CommandContext, quietWhenWell: Bool,
+                       workspace: AccountWorkspace? = nil) {
+        var silent = result.isQuietSuccess && quietWhenWell
+        if context.globalOptions.quiet {
+            silent = QuietRule(environment: context.environment).silences(
+                result.exitCode, oldestPendingAge: workspace.flatMap { oldestPendingAge($0) })
+        }
+        if silent && result.attention == nil { return }
+        let lib = context.errorPainter.paint("\(ProgramInfo.name):", .red)
+        if let summary = result.summary, !context.globalOptions.quiet {
             context.standardOutput.write(summary + "\n")
             context.standardOutput.flush()
         }
-        if let problem = result.problem {
-            context.standardError.write("\(ProgramInfo.name): \(problem)\n")
+        if let attention = result.attention {
+            context.standardError.write("\(lib) \(context.errorPainter.paint(attention, .yellow))\n")
         }
+        if let problem = result.problem, !silent {
+            context.standardError.write("\(lib) \(problem)\n")
+        }
+    }
+
+    /// Seconds since the oldest write still pending was saved; nil when none is.
+    static func oldestPendingAge(_ workspace: AccountWorkspace) -> Double? {
+        guard let store = try? workspace.openStore(),
+              let oldest = try? store.outbox.all().filter({ $0.status == .pending }).map(\.createdAt).min()
+        else { return nil }
+        return workspace.context.now().secondsSince1970 - Double(oldest)
     }
 
     /// The exit code that says more, in the order documented above.
