@@ -11,6 +11,8 @@ packages=(
   dbus dbus-daemon gnome-keyring  # a private keyring for tests and the demo
   iproute2 util-linux             # network namespaces for offline tests
   openssl                         # self-signed certificates for TLS tests
+  tinyproxy nginx                 # a real forward proxy and TLS reverse proxy in tests
+  time                            # GNU time -v: peak memory in the bounded-answer test
   mandoc                          # man page lint
   zsh fish                        # completion tests
   hyperfine                       # benchmarks

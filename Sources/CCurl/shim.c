@@ -139,6 +139,7 @@ void ccurl_slist_free_all(struct curl_slist *list) { curl.slist_free_all(list); 
 void ccurl_buffer_clear(ccurl_buffer *buffer) {
     buffer->count = 0;
     buffer->failed = 0;
+    buffer->overflowed = 0;
 }
 
 void ccurl_buffer_release(ccurl_buffer *buffer) {
@@ -147,11 +148,16 @@ void ccurl_buffer_release(ccurl_buffer *buffer) {
     buffer->count = 0;
     buffer->capacity = 0;
     buffer->failed = 0;
+    buffer->overflowed = 0;
 }
 
 static int buffer_append(ccurl_buffer *buffer, const char *bytes, size_t count) {
     if (count > (size_t)-1 - buffer->count) return -1;
     size_t needed = buffer->count + count;
+    if (buffer->limit != 0 && needed > buffer->limit) {
+        buffer->overflowed = 1;
+        return -1;
+    }
     if (needed > buffer->capacity) {
         size_t capacity = buffer->capacity ? buffer->capacity : 16384;
         while (capacity < needed) capacity = capacity > (size_t)-1 / 2 ? needed : capacity * 2;
@@ -170,7 +176,7 @@ static int buffer_append(ccurl_buffer *buffer, const char *bytes, size_t count) 
 static size_t collect_body(char *bytes, size_t size, size_t count, void *context) {
     ccurl_buffer *buffer = context;
     if (buffer_append(buffer, bytes, size * count) != 0) {
-        buffer->failed = 1;
+        if (!buffer->overflowed) buffer->failed = 1;
         return 0;
     }
     return size * count;
@@ -181,7 +187,7 @@ static size_t collect_header(char *bytes, size_t size, size_t count, void *conte
     size_t length = size * count;
     if (length >= 5 && memcmp(bytes, "HTTP/", 5) == 0) buffer->count = 0;
     if (buffer_append(buffer, bytes, length) != 0) {
-        buffer->failed = 1;
+        if (!buffer->overflowed) buffer->failed = 1;
         return 0;
     }
     return length;

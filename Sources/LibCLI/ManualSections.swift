@@ -40,6 +40,20 @@ enum ManualSections {
             The session bus where the keyring is. When it is unset, as under \
             cron, lib uses $XDG_RUNTIME_DIR/bus if it exists.
             """),
+        Entry(term: "LIB_CA_BUNDLE", text: """
+            A PEM file of CA certificates to trust instead of the system's, for \
+            a server with a private CA. Verification is never turned off.
+            """),
+        Entry(term: "LIB_MAX_ANSWER_BYTES", text: """
+            The most lib reads of one answer from the server, in bytes, or with \
+            a K or M suffix (default 8M). lib stops the transfer there, keeps \
+            nothing of it and says so; a collection is asked for in smaller pages.
+            """),
+        Entry(term: "http_proxy, https_proxy, all_proxy, no_proxy", text: """
+            The proxy for http and https servers, and the hosts that bypass it, \
+            with curl's rules (HTTPS_PROXY, ALL_PROXY and NO_PROXY too, but not \
+            HTTP_PROXY). A failure says whether the proxy or the server behind it failed.
+            """),
     ]
 
     static let files: [Entry] = [

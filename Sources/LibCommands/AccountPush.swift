@@ -100,8 +100,14 @@ struct AccountPush {
                 }
                 let explanation = FailureExplanation.diagnose(failure, account: name, pendingWrites: pending)
                 let code = ExitCode(rawValue: explanation.exitCode) ?? .failure
-                guard failure.isTemporary, let deadline, try wait(after: explanation, failure: failure,
-                                                                   retryAfter: retryAfter, backoff: &backoff, until: deadline)
+                guard failure.isTemporary, let deadline else {
+                    return try finish(tally, store: store, problem: explanation.message, exitCode: code)
+                }
+                if let retryAfter, retryAfter > deadline - MonotonicClock.now() {
+                    return try finish(tally, store: store, problem: Self.tooLongAWait(retryAfter, failure, pending: pending),
+                                      exitCode: code)
+                }
+                guard wait(after: explanation, failure: failure, retryAfter: retryAfter, backoff: &backoff, until: deadline)
                 else {
                     return try finish(tally, store: store, problem: explanation.message, exitCode: code)
                 }
@@ -109,9 +115,25 @@ struct AccountPush {
         }
     }
 
-    /// Waits before the next attempt; false when the deadline comes first.
-    private func wait(after explanation: FailureExplanation, failure: TransportFailure, retryAfter: Double?,
-                      backoff: inout RetryBackoff, until deadline: Double) throws -> Bool {
+    /// "127.0.0.1 answered 503 Service Unavailable: the server asks to wait
+    /// 11 days; giving up." — a Retry-After beyond what is left of the budget.
+    static func tooLongAWait(_ seconds: Double, _ failure: TransportFailure, pending: Int) -> String {
+        let answered: String
+        switch failure.kind {
+        case .serverError(let status, let reason, _):
+            answered = "\(failure.endpoint.host) answered \(status)\(reason.isEmpty ? "" : " " + reason)"
+        case .rateLimited: answered = "\(failure.endpoint.host) answered 429 Too Many Requests"
+        default: answered = failure.endpoint.hostAndPort
+        }
+        let wait = FailureExplanation.wait(seconds: Int(seconds.rounded(.up)))
+        return "\(answered): the server asks to wait \(wait); giving up. \(saved(pending))"
+    }
+
+    /// Waits before the next attempt: for a route when offline, else for the
+    /// backoff's delay, but never past the budget's last attempt (see
+    /// `RetryBackoff.nextAttempt`). False when the budget is spent.
+    func wait(after explanation: FailureExplanation, failure: TransportFailure, retryAfter: Double?,
+              backoff: inout RetryBackoff, until deadline: Double) -> Bool {
         if explanation.reason == "offline" {
             let watcher = PathWatcher(host: failure.endpoint.host, port: failure.endpoint.port)
             let started = MonotonicClock.now()
@@ -131,16 +153,25 @@ struct AccountPush {
             if MonotonicClock.now() - started > 0.05 { return true }
         }
         let delay = backoff.nextDelay(retryAfter: retryAfter)
-        let resumeAt = MonotonicClock.now() + delay
-        guard resumeAt < deadline else { return false }
+        guard let resumeAt = RetryBackoff.nextAttempt(now: MonotonicClock.now(), delay: delay, deadline: deadline) else {
+            return false
+        }
+        let headline = Self.headline(of: failure, account: name)
         while MonotonicClock.now() < resumeAt {
             let left = resumeAt - MonotonicClock.now()
-            progress.show("\(explanation.message.prefix(while: { $0 != "." })); retrying in \(Int(left.rounded(.up))) s",
-                          secondsLeft: deadline - MonotonicClock.now())
+            progress.show("\(headline); retrying in \(Int(left.rounded(.up))) s", secondsLeft: deadline - MonotonicClock.now())
             Self.sleep(progress.isEnabled ? min(left, 1) : left)
         }
         progress.clear()
         return true
+    }
+
+    /// The failure's sentence for the progress line: the whole host and the
+    /// reason, without the final period or the count of saved writes.
+    static func headline(of failure: TransportFailure, account: String) -> String {
+        var text = FailureExplanation(failure: failure, path: .unknown, account: account, pendingWrites: 0).message
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
     }
 
     /// The summary and exit code once nothing more will be sent.

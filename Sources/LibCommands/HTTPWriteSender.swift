@@ -6,7 +6,15 @@ import LibSync
 /// connection for the whole push), and reads each answer as DESIGN.md's
 /// "Writes: the outbox" says: 2xx applied, 412 conflict, 401 unauthorized,
 /// 409/429/5xx and transport failures temporary, other 4xx rejected.
+///
+/// A write is done only when the library server proves it: an answer that
+/// settles a write (2xx, 412, other 4xx) must carry the request's
+/// Idempotency-Key back, and a PUT's success must be 200/201
+/// `application/json` with an ETag and the book itself. Anything else (a
+/// captive portal's page or 204, `{}`, cut JSON) is temporary: the write
+/// stays pending, in order, with the same key.
 struct HTTPWriteSender: WriteSender {
+    /// The requests, each capped to what is left of `deadline`.
     let api: ServerAPI
     /// No request starts after this instant (`push --wait`); nil: no limit.
     let deadline: Double?
@@ -17,6 +25,8 @@ struct HTTPWriteSender: WriteSender {
     private(set) var ranOutOfTime = false
 
     init(api: ServerAPI, deadline: Double?) {
+        var api = api
+        api.deadline = deadline
         self.api = api
         self.deadline = deadline
     }
@@ -49,15 +59,21 @@ struct HTTPWriteSender: WriteSender {
         } catch {
             return temporary(error)
         }
-        return outcome(of: response)
+        return outcome(of: response, for: item)
     }
 
     /// What one answer means for the write.
-    mutating func outcome(of response: HTTPResponse) -> WriteOutcome {
+    mutating func outcome(of response: HTTPResponse, for item: OutboxItem) -> WriteOutcome {
+        let settles = (200...299).contains(response.status) || ((400...499).contains(response.status)
+            && ![401, 409, 429].contains(response.status))
+        if settles, let doubt = Self.doubt(about: response, for: item) {
+            return temporary(TransportFailure(kind: .notFromLibraryServer(seen: doubt), endpoint: api.endpoint,
+                                              proxy: response.proxy))
+        }
         switch response.status {
         case 200...299:
-            let document = response.isJSON && !response.body.isEmpty ? String(decoding: response.body, as: UTF8.self) : nil
-            return .applied(document: document, etag: response.headers["ETag"])
+            guard item.method == .put else { return .applied(document: nil, etag: response.headers["ETag"]) }
+            return .applied(document: String(decoding: response.body, as: UTF8.self), etag: response.headers["ETag"])
         case 412:
             let problem = response.json
             let current = problem?["current"]
@@ -79,6 +95,20 @@ struct HTTPWriteSender: WriteSender {
         default:
             return .rejected(problem: response.problemDetail)
         }
+    }
+
+    /// What keeps an answer that would settle `item` from proving it came
+    /// from the library server, or nil when it does prove it.
+    static func doubt(about response: HTTPResponse, for item: OutboxItem) -> String? {
+        guard response.headers["Idempotency-Key"] == item.idempotencyKey else {
+            return "\(response.seen) without this write's Idempotency-Key"
+        }
+        guard (200...299).contains(response.status), item.method == .put else { return nil }
+        guard response.status == 200 || response.status == 201 else { return "\(response.seen) to a PUT" }
+        guard response.mediaType == "application/json" else { return "\(response.seen) where a book was expected" }
+        guard let etag = response.headers["ETag"], !etag.isEmpty else { return "\(response.status) JSON without an ETag" }
+        let id = String(item.path.split(separator: "/").last ?? "")
+        return ServedBook.problem(in: response.body, id: id).map { "\(response.status) with \($0)" }
     }
 
     private mutating func temporary(_ failure: TransportFailure) -> WriteOutcome {

@@ -6,6 +6,13 @@ import LibNet
 /// ETag (revalidated with `If-None-Match`), or a whole collection, page
 /// after page. Answers that are not usable become failures with the user's
 /// sentence and exit code; nothing here touches the cache.
+///
+/// Only what proves it is the library server's comes back: a document is
+/// `application/json`, a valid book with the path's id and an ETag (it may
+/// become the base of a later write); a 404 is the server's problem+json
+/// (it makes lib forget its copy). Anything else (a portal's page, `{}`,
+/// cut JSON) is "not from the library server", a temporary failure, and so
+/// `lib get` shows the cached copy instead.
 struct ResourceFetcher {
     /// What the server said about a document.
     enum DocumentAnswer {
@@ -32,47 +39,67 @@ struct ResourceFetcher {
         let answer = try send(path.apiPath, headers: headers)
         switch answer.status {
         case 304: return .notModified
-        case 404: return .notFound
+        case 404 where answer.isProblemJSON: return .notFound
         case 200:
             // Checked, then kept as the server sent it: what is shown offline
             // is byte for byte what was received.
-            _ = try jsonObject(answer)
-            return .fresh(body: String(decoding: answer.body, as: UTF8.self), etag: answer.headers["ETag"])
+            guard answer.mediaType == "application/json" else { throw notFromServer(answer.seen + " where a book was expected") }
+            if let problem = ServedBook.problem(in: answer.body, id: path.id ?? "") { throw notFromServer("200 with \(problem)") }
+            guard let etag = answer.headers["ETag"], !etag.isEmpty else { throw notFromServer("200 JSON without an ETag") }
+            return .fresh(body: String(decoding: answer.body, as: UTF8.self), etag: etag)
+        case 404:
+            throw notFromServer(answer.seen)
         default:
             throw CommandFailure("\(server) answered GET \(path.apiPath) with \(answer.status): \(answer.problemDetail)")
         }
     }
 
     /// `GET /v1/books?limit=N[&after=ID]` until `next` is null; nil on 404.
+    /// A page larger than the answer limit is asked for again in halves, so
+    /// that each page stays under it.
     func collection(_ path: ResourcePath) throws -> [Member]? {
         var members: [Member] = []
         var after: String?
-        repeat {
-            var target = path.apiPath + "?limit=\(Self.pageSize)"
+        var pageSize = Self.pageSize
+        while true {
+            var target = path.apiPath + "?limit=\(pageSize)"
             if let after { target += "&after=" + after }
-            let answer = try send(target, headers: [])
-            if answer.status == 404 { return nil }
+            let answer: HTTPResponse
+            do {
+                answer = try sendRaw(target, headers: [])
+            } catch let failure as TransportFailure {
+                if case .answerTooLarge = failure.kind, pageSize > 1 {
+                    pageSize /= 2
+                    continue
+                }
+                throw workspace.explain(failure, pendingWrites: 0)
+            }
+            if answer.status == 404 && answer.isProblemJSON { return nil }
             guard answer.status == 200 else {
+                if !answer.isProblemJSON { throw notFromServer(answer.seen) }
                 throw CommandFailure("\(server) answered GET \(target) with \(answer.status): \(answer.problemDetail)")
             }
-            let page = try jsonObject(answer)
-            guard let items = page["items"]?.arrayValue else {
-                throw CommandFailure("\(server) answered GET \(target) without an items list")
+            guard answer.mediaType == "application/json" else { throw notFromServer(answer.seen + " where a list of books was expected") }
+            guard let page = answer.json?.objectValue, let items = page["items"]?.arrayValue else {
+                throw notFromServer("200 with " + (answer.json == nil ? "cut or invalid JSON" : "JSON that is not a list of books"))
             }
             for item in items {
-                guard var document = item.objectValue, let id = document["id"]?.stringValue, ResourcePath.isValidID(id) else {
-                    throw CommandFailure("\(server) answered GET \(target) with an item lib cannot read (no valid id)")
+                guard var document = item.objectValue, let id = document["id"]?.stringValue, ResourcePath.isValidID(id),
+                      let etag = document["etag"]?.stringValue, !etag.isEmpty
+                else {
+                    throw notFromServer("a list with an item that is not a book with an ETag")
                 }
-                let etag = document["etag"]?.stringValue
                 document["etag"] = nil
-                members.append((path.collection + "/" + id, JSONValue.object(document).serialized(), etag))
+                let book = JSONValue.object(document)
+                if let problem = ServedBook.problem(in: book, id: id) { throw notFromServer("a list with \(problem)") }
+                members.append((path.collection + "/" + id, book.serialized(), etag))
             }
             let next = page["next"]?.stringValue
             // A server that repeats a page would otherwise keep lib here forever.
             if let next, next == after { throw CommandFailure("\(server) answered GET \(target) with the same next page again") }
+            guard let next else { return members }
             after = next
-        } while after != nil
-        return members
+        }
     }
 
     private var server: String { api.endpoint.hostAndPort }
@@ -81,27 +108,21 @@ struct ResourceFetcher {
     /// or "not you" (5xx, 429, 401, 3xx) become the network layer's explanation.
     private func send(_ target: String, headers: [(String, String)]) throws -> HTTPResponse {
         do {
-            let answer = try api.send("GET", target, headers: headers)
-            if let failure = api.failure(for: answer) { throw failure }
-            return answer
+            return try sendRaw(target, headers: headers)
         } catch let failure as TransportFailure {
             throw workspace.explain(failure, pendingWrites: 0)
         }
     }
 
-    /// The answer's body as a JSON object, or the reason it is not one.
-    private func jsonObject(_ answer: HTTPResponse) throws -> JSONObject {
-        guard answer.isJSON else {
-            let type = answer.headers["Content-Type"] ?? "no content type"
-            throw CommandFailure("\(server) answered with \(type), not JSON")
-        }
-        let value: JSONValue
-        do { value = try JSONParser.parse(answer.body) } catch {
-            throw CommandFailure("\(server) answered with invalid JSON (\(error))")
-        }
-        guard let object = value.objectValue else {
-            throw CommandFailure("\(server) answered with JSON \(value.typeName), not an object")
-        }
-        return object
+    /// Sends a GET; transport failures and those statuses throw as `TransportFailure`.
+    private func sendRaw(_ target: String, headers: [(String, String)]) throws -> HTTPResponse {
+        let answer = try api.send("GET", target, headers: headers)
+        if let failure = api.failure(for: answer) { throw failure }
+        return answer
+    }
+
+    /// The failure for an answer that does not prove it is the library server's.
+    private func notFromServer(_ seen: String) -> CommandFailure {
+        workspace.explain(TransportFailure(kind: .notFromLibraryServer(seen: seen), endpoint: api.endpoint), pendingWrites: 0)
     }
 }

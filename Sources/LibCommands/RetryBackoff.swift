@@ -16,3 +16,18 @@ struct RetryBackoff {
         return max(jittered, retryAfter ?? 0)
     }
 }
+
+extension RetryBackoff {
+    /// How long before its deadline a budget's last attempt starts: its
+    /// timeouts get what is left, so that it ends by the deadline.
+    static let lastAttemptLead = 0.5
+
+    /// When the next attempt starts (monotonic seconds), `delay` from `now`
+    /// but never later than the budget's last attempt; nil when even that
+    /// one has been made (the budget is spent).
+    static func nextAttempt(now: Double, delay: Double, deadline: Double) -> Double? {
+        let lastStart = deadline - lastAttemptLead
+        guard now < lastStart else { return nil }
+        return min(now + delay, lastStart)
+    }
+}

@@ -9,6 +9,9 @@ struct ServerAPI {
     let origin: ServerOrigin
     /// The bearer token; nil before sign-in.
     let token: String?
+    /// Monotonic seconds by which every request must be over (`push
+    /// --wait`): each one's timeouts are capped to what is left. nil: none.
+    var deadline: Double? = nil
 
     var endpoint: ServerEndpoint {
         ServerEndpoint(scheme: origin.scheme, host: origin.host, port: UInt16(origin.port))
@@ -26,10 +29,15 @@ struct ServerAPI {
             fields.add("Content-Type", "application/json")
             body = json.utf8Bytes
         }
+        var limit = timeout
+        if let left = secondsLeft { limit = min(limit ?? left, left) }
         let request = HTTPRequest(method: method, url: origin.url + target, headers: fields, body: body,
-                                  timeout: timeout.map { .milliseconds(Int64($0 * 1000)) })
+                                  timeout: limit.map { .milliseconds(max(1, Int64($0 * 1000))) })
         return try transport.send(request)
     }
+
+    /// What is left before the deadline, in seconds (never negative); nil without one.
+    var secondsLeft: Double? { deadline.map { max(0, $0 - MonotonicClock.now()) } }
 
     /// The failure an answer stands for (401, 429, 5xx, 3xx), if any.
     func failure(for response: HTTPResponse) -> TransportFailure? {
@@ -41,9 +49,14 @@ extension HTTPResponse {
     var json: JSONValue? { try? JSONParser.parse(body) }
 
     var isJSON: Bool {
-        guard let type = headers["Content-Type"]?.split(separator: ";").first?.lowercased() else { return false }
-        let media = type.trimmingCharacters(in: " ")
+        guard let media = mediaType else { return false }
         return media == "application/json" || media.hasSuffix("+json")
+    }
+
+    /// "200 text/html", "204 without a content type": what an answer was, for
+    /// saying what came instead of the library server's.
+    var seen: String {
+        "\(status) " + (mediaType ?? (body.isEmpty ? "with no body" : "without a content type"))
     }
 
     /// The problem detail's sentence, or the status when the server sent none.

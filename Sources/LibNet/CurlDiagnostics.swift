@@ -16,13 +16,16 @@ public struct CurlDiagnostics: Sendable, Hashable, CustomStringConvertible {
     public var resolved: Bool
     /// CURLINFO_PRIMARY_IP: the address connected to or tried, if any.
     public var remoteAddress: String?
+    /// CURLINFO_HTTP_CONNECTCODE: the proxy's answer to CONNECT (0 if none).
+    public var proxyConnectStatus: Int
     /// libcurl's message (CURLOPT_ERRORBUFFER, else curl_easy_strerror).
     public var message: String
 
     public init(
         code: Int32, osErrno: Int32 = 0, tlsVerifyResult: Int = 0, connected: Bool = false, resolved: Bool = true,
-        remoteAddress: String? = nil, message: String = ""
+        remoteAddress: String? = nil, proxyConnectStatus: Int = 0, message: String = ""
     ) {
+        self.proxyConnectStatus = proxyConnectStatus
         self.code = code
         self.osErrno = osErrno
         self.tlsVerifyResult = tlsVerifyResult
@@ -36,6 +39,7 @@ public struct CurlDiagnostics: Sendable, Hashable, CustomStringConvertible {
         var text = "curl \(code), errno \(osErrno)"
         if tlsVerifyResult != 0 { text += ", verify \(tlsVerifyResult)" }
         if let remoteAddress { text += ", \(remoteAddress)" }
+        if proxyConnectStatus != 0 { text += ", CONNECT \(proxyConnectStatus)" }
         if !message.isEmpty { text += ": \(message)" }
         return text
     }

@@ -44,10 +44,15 @@ final class CurlEasyHandle {
     func perform(
         _ request: HTTPRequest, endpoint: ServerEndpoint, configuration: TransportConfiguration
     ) throws(TransportFailure) -> HTTPResponse {
-        let totalTimeout = request.timeout ?? configuration.totalTimeout
+        let totalTimeout = min(request.timeout ?? configuration.totalTimeout, configuration.totalTimeout)
+        // A budget shorter than the connect timeout caps the connect too.
+        let connectTimeout = min(configuration.connectTimeout, totalTimeout)
+        let proxy = ProxySetting.forEndpoint(endpoint, environment: configuration.proxyEnvironment)
         ccurl_easy_reset(handle)
         ccurl_buffer_clear(body)
         ccurl_buffer_clear(headerBlock)
+        body.pointee.limit = configuration.maxAnswerBytes > 0 ? configuration.maxAnswerBytes : 0
+        headerBlock.pointee.limit = Self.maxHeaderBytes
         errorBuffer[0] = 0
 
         let headerLines: [String]
@@ -75,8 +80,17 @@ final class CurlEasyHandle {
         if let caBundle = configuration.caBundlePath {
             check(ccurl_setopt_string(handle, CURLOPT_CAINFO, caBundle))
         }
-        check(ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout)))
+        check(ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout)))
         check(ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(totalTimeout)))
+        // An announced Content-Length over the limit fails before the body
+        // is read (CURLE_FILESIZE_EXCEEDED); the write callback stops the rest.
+        if configuration.maxAnswerBytes > 0 {
+            check(ccurl_setopt_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maxAnswerBytes)))
+        }
+        // lib chooses the proxy (or none) itself, so that what a failure
+        // names is what libcurl used; "" turns libcurl's own lookup off.
+        check(ccurl_setopt_string(handle, CURLOPT_PROXY, proxy?.url ?? ""))
+        check(ccurl_setopt_string(handle, CURLOPT_NOPROXY, ""))
         check(ccurl_setopt_string(handle, CURLOPT_USERAGENT, configuration.userAgent))
         check(ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
         check(ccurl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList))
@@ -100,16 +114,26 @@ final class CurlEasyHandle {
             return ccurl_easy_perform(handle)
         }
 
+        if body.pointee.overflowed != 0 || code == CURLE_FILESIZE_EXCEEDED {
+            throw TransportFailure(kind: .answerTooLarge(limit: configuration.maxAnswerBytes), endpoint: endpoint, proxy: proxy)
+        }
+        if headerBlock.pointee.overflowed != 0 {
+            throw TransportFailure(kind: .notFromLibraryServer(seen: "more than \(Self.maxHeaderBytes / 1024) KB of headers"),
+                                   endpoint: endpoint, proxy: proxy)
+        }
         guard code == CURLE_OK else {
             let diagnostics = diagnose(code, host: endpoint.host)
-            let kind = diagnostics.kind
+            var kind = diagnostics.kind
+            if proxy != nil, diagnostics.proxyConnectStatus >= 300 {
+                kind = .proxyCouldNotReachServer(status: diagnostics.proxyConnectStatus)
+            }
             let timeout: Duration? =
                 switch kind {
-                case .connectTimeout: configuration.connectTimeout
+                case .connectTimeout: connectTimeout
                 case .responseTimeout: totalTimeout
                 default: nil
                 }
-            throw TransportFailure(kind: kind, endpoint: endpoint, timeout: timeout, diagnostics: diagnostics)
+            throw TransportFailure(kind: kind, endpoint: endpoint, timeout: timeout, diagnostics: diagnostics, proxy: proxy)
         }
         if body.pointee.failed != 0 || headerBlock.pointee.failed != 0 {
             throw TransportFailure(kind: .other(reason: "out of memory reading the response"), endpoint: endpoint)
@@ -118,7 +142,8 @@ final class CurlEasyHandle {
         var status = 0
         _ = ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         let parsed = HTTPResponse.parseHeaderBlock(Self.bytes(of: headerBlock))
-        return HTTPResponse(status: status, reason: parsed.reason, headers: parsed.headers, body: Self.bytes(of: body))
+        return HTTPResponse(status: status, reason: parsed.reason, headers: parsed.headers, body: Self.bytes(of: body),
+                            proxy: proxy)
     }
 
     /// Collects what libcurl knows about a failed transfer.
@@ -129,6 +154,8 @@ final class CurlEasyHandle {
         var pretransferTime: curl_off_t = 0
         var nameLookupTime: curl_off_t = 0
         var primaryIP: UnsafePointer<CChar>?
+        var connectStatus = 0
+        _ = ccurl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &connectStatus)
         _ = ccurl_getinfo_long(handle, CURLINFO_OS_ERRNO, &osErrno)
         _ = ccurl_getinfo_long(handle, CURLINFO_SSL_VERIFYRESULT, &verifyResult)
         _ = ccurl_getinfo_offset(handle, CURLINFO_CONNECT_TIME_T, &connectTime)
@@ -142,8 +169,12 @@ final class CurlEasyHandle {
             code: Int32(bitPattern: code.rawValue), osErrno: Int32(truncatingIfNeeded: osErrno),
             tlsVerifyResult: verifyResult, connected: connectTime > 0 || pretransferTime > 0,
             resolved: nameLookupTime > 0 || remoteAddress != nil || PathProbe.isIPLiteral(host),
-            remoteAddress: remoteAddress, message: message)
+            remoteAddress: remoteAddress, proxyConnectStatus: connectStatus, message: message)
     }
+
+    /// The most bytes of header lines read from one answer (libcurl has its
+    /// own, larger cap per line).
+    static let maxHeaderBytes = 256 * 1024
 
     /// The request's header lines in curl's syntax, plus the two that stop
     /// curl adding its own: "Expect:" (no 100-continue round trip before a

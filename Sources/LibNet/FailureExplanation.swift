@@ -32,10 +32,14 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
         var reason: String
         var message: String
         var exitCode = ExitCode.temporaryFailure
+        let proxy = failure.proxy
         switch failure.kind {
         case _ where offline:
             reason = "offline"
             message = "You're offline (no network route to \(host))."
+        case .noRoute where proxy != nil:
+            reason = "proxy-no-route"
+            message = "Couldn't reach \(proxy!): no network route to it."
         case .noRoute:
             reason = "no-route"
             message = "Couldn't reach \(server): no network route to that host."
@@ -44,24 +48,43 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
             message = "Couldn't resolve \(host)."
         case .proxyNotResolved:
             reason = "dns-proxy"
-            message = "Couldn't resolve the proxy set in the environment (https_proxy, http_proxy or all_proxy)."
+            message = proxy.map { "Couldn't resolve the name of \($0)." }
+                ?? "Couldn't resolve the proxy set in the environment (https_proxy, http_proxy or all_proxy)."
+        case .connectionRefused where proxy != nil:
+            reason = "proxy-refused"
+            message = "Couldn't reach \(proxy!): connection refused — the proxy may be down (the server was not tried)."
         case .connectionRefused:
             reason = "connection-refused"
             message = "Couldn't reach \(server): connection refused — the server may be down."
+        case .connectTimeout where proxy != nil:
+            reason = "proxy-timeout-connect"
+            message = "Couldn't reach \(proxy!): timed out after \(Self.seconds(failure.timeout))."
         case .connectTimeout:
             reason = "timeout-connect"
             message = "Couldn't reach \(server): timed out after \(Self.seconds(failure.timeout))."
         case .responseTimeout:
             reason = "timeout-response"
-            message = "\(server) accepted the connection but didn't answer: timed out after \(Self.seconds(failure.timeout))."
+            let through = proxy.map { " (through \($0))" } ?? ""
+            message = "\(server) accepted the connection\(through) but didn't answer: timed out after \(Self.seconds(failure.timeout))."
+        case .proxyCouldNotReachServer(let status):
+            reason = "proxy-upstream \(status)"
+            let name = proxy.map(\.description) ?? "The proxy"
+            message = "\(name.capitalizedFirst) couldn't reach \(server) (it answered \(status) itself): the server may be down, or the proxy may not be allowed to reach it."
+        case .notFromLibraryServer(let seen):
+            reason = "not-library-server"
+            let who = proxy.map { "a captive portal or \($0) may be answering" } ?? "a captive portal or a proxy may be answering"
+            message = "\(server) gave an answer that did not come from the library server (\(who)): \(seen). If the network asks you to sign in, do so, then try again."
+        case .answerTooLarge(let limit):
+            reason = "answer-too-large"
+            message = "\(server) sent an answer larger than lib's limit of \(Self.bytes(limit)) (\(TransportConfiguration.maxAnswerBytesVariable)): lib stopped reading it and kept nothing of it."
+            exitCode = ExitCode.failure
         case .tlsUntrusted:
             reason = "tls-untrusted"
             message = "Couldn't connect securely to \(server): its certificate is not trusted. For a self-hosted server, set \(TransportConfiguration.caBundleVariable) to its CA certificate."
             exitCode = ExitCode.failure
         case .tlsNameMismatch:
             reason = "tls-name-mismatch"
-            message = "Couldn't connect securely to \(server): its certificate is for another name."
-            exitCode = ExitCode.failure
+            message = "Couldn't connect securely to \(server): its certificate is for another name — a captive portal or a proxy may be intercepting (sign in to the network), or the server URL names the wrong host." 
         case .tlsHandshake:
             reason = "tls-handshake"
             message = "Couldn't connect securely to \(server): the TLS handshake failed (is it an HTTPS port?)."
@@ -72,11 +95,14 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
             exitCode = ExitCode.failure
         case .connectionLost:
             reason = "connection-lost"
-            message = "The connection to \(host) was lost."
+            message = proxy.map { "The connection to \(host) through \($0) was lost." } ?? "The connection to \(host) was lost."
         case .notHTTP:
             reason = "not-http"
             message = "\(server) didn't answer with HTTP: check the server URL (http or https?)."
             exitCode = ExitCode.failure
+        case .redirected(let status, let location) where failure.redirectsToAnotherHost(location):
+            reason = "redirect-elsewhere \(status)"
+            message = "\(host) answered \(status) with a redirect to \(location ?? "another host"): a captive portal or a proxy may be intercepting. Sign in to the network, then try again."
         case .redirected(let status, let location):
             reason = "redirect \(status)"
             let target = location.map { " to \($0)" } ?? ""
@@ -141,7 +167,24 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
 
     private static func retryAdvice(_ retryAfter: RetryAfter?) -> String {
         guard let retryAfter else { return "try again later." }
-        return "try again in \(retryAfter.seconds) s."
+        return "try again in \(wait(seconds: retryAfter.seconds))."
+    }
+
+    /// A wait as people say it: "45 s", "3 min", "2 h", "11 days".
+    public static func wait(seconds: Int) -> String {
+        switch seconds {
+        case ..<120: return "\(max(0, seconds)) s"
+        case ..<7200: return "\(seconds / 60) min"
+        case ..<172_800: return "\(seconds / 3600) h"
+        default: return "\(seconds / 86_400) days"
+        }
+    }
+
+    /// "8 MB", "512 KB", "100 bytes" (powers of 1024, as the variable takes them).
+    static func bytes(_ count: Int) -> String {
+        if count >= 1024 * 1024 && count % (1024 * 1024) == 0 { return "\(count / (1024 * 1024)) MB" }
+        if count >= 1024 && count % 1024 == 0 { return "\(count / 1024) KB" }
+        return "\(count) bytes"
     }
 
     /// "1 s", "1.5 s": whole seconds without decimals.
@@ -169,4 +212,9 @@ extension TransportFailure.Kind {
         default: return false
         }
     }
+}
+
+extension String {
+    /// The string with its first letter in upper case.
+    var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }

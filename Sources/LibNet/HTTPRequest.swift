@@ -5,7 +5,8 @@ public struct HTTPRequest: Sendable, Equatable, CustomStringConvertible {
     public var url: String
     public var headers: HTTPHeaders
     public var body: [UInt8]
-    /// Overrides the transport's total timeout for this request.
+    /// Shortens the transport's total timeout (and so its connect timeout)
+    /// for this request: what is left of a budget such as `push --wait`.
     public var timeout: Duration?
 
     public init(

@@ -6,17 +6,34 @@ public struct HTTPResponse: Sendable, Equatable, CustomStringConvertible {
     public var reason: String
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// The proxy the answer came through, when one was in effect: a 5xx
+    /// may then be the proxy's own.
+    public var proxy: ProxySetting?
 
-    public init(status: Int, reason: String = "", headers: HTTPHeaders = [:], body: [UInt8] = []) {
+    public init(status: Int, reason: String = "", headers: HTTPHeaders = [:], body: [UInt8] = [], proxy: ProxySetting? = nil) {
         self.status = status
         self.reason = reason
         self.headers = headers
         self.body = body
+        self.proxy = proxy
     }
 
     /// The delay the server asked for with `Retry-After`, if any.
     public var retryAfter: RetryAfter? {
         headers["Retry-After"].flatMap { RetryAfter(headerValue: $0) }
+    }
+
+    /// Whether the body is an RFC 9457 problem (`application/problem+json`),
+    /// the only kind of error the library server sends.
+    public var isProblemJSON: Bool {
+        mediaType == "application/problem+json"
+    }
+
+    /// The Content-Type's media type, lowercased, without parameters; nil without one.
+    public var mediaType: String? {
+        guard let value = headers["Content-Type"] else { return nil }
+        let media = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        return media.trimmingSpaces().lowercased()
     }
 
     /// The status and headers (credentials redacted), and the body's size.

@@ -9,28 +9,65 @@ public struct TransportConfiguration: Sendable, Equatable {
     /// Verification itself is never turned off.
     public var caBundlePath: String?
     public var userAgent: String
+    /// The most bytes read from one answer's body; the transfer stops there
+    /// and the request fails with `.answerTooLarge`, so memory and disk stay
+    /// bounded whatever a peer sends.
+    public var maxAnswerBytes: Int
+    /// The proxy variables (`http_proxy`, `https_proxy`, `all_proxy`,
+    /// `no_proxy` and their uppercase forms) the proxy is chosen from; see
+    /// `ProxySetting`. Empty: direct connections.
+    public var proxyEnvironment: [String: String]
 
     /// The environment variable that names a CA bundle (documented in
     /// docs/NETWORK.md).
     public static let caBundleVariable = "LIB_CA_BUNDLE"
+    /// The environment variable that changes `maxAnswerBytes` (documented
+    /// in docs/NETWORK.md and the man page).
+    public static let maxAnswerBytesVariable = "LIB_MAX_ANSWER_BYTES"
+    /// 8 MiB: a page of 1000 books is ~150 KB, a book at most a few KB;
+    /// far above what the server sends, far below what hurts.
+    public static let defaultMaxAnswerBytes = 8 * 1024 * 1024
+    static let proxyVariables = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
 
     public init(
         connectTimeout: Duration = .seconds(10), totalTimeout: Duration = .seconds(30), caBundlePath: String? = nil,
-        userAgent: String = "lib/1"
+        userAgent: String = "lib/1", maxAnswerBytes: Int = TransportConfiguration.defaultMaxAnswerBytes,
+        proxyEnvironment: [String: String] = [:]
     ) {
         self.connectTimeout = connectTimeout
         self.totalTimeout = totalTimeout
         self.caBundlePath = caBundlePath
         self.userAgent = userAgent
+        self.maxAnswerBytes = maxAnswerBytes
+        self.proxyEnvironment = proxyEnvironment
     }
 
     /// The defaults, with `caBundlePath` from `LIB_CA_BUNDLE` when it is set
-    /// and not empty. An explicit per-account setting should override this.
+    /// and not empty, `maxAnswerBytes` from `LIB_MAX_ANSWER_BYTES` (a
+    /// positive number of bytes, with an optional K or M suffix) and the
+    /// proxy variables. An explicit per-account setting should override this.
     public static func fromEnvironment(_ environment: [String: String]) -> TransportConfiguration {
         var configuration = TransportConfiguration()
         if let path = environment[caBundleVariable], !path.isEmpty {
             configuration.caBundlePath = path
         }
+        if let text = environment[maxAnswerBytesVariable], let limit = byteCount(text) {
+            configuration.maxAnswerBytes = limit
+        }
+        configuration.proxyEnvironment = environment.filter { proxyVariables.contains($0.key) }
         return configuration
+    }
+
+    /// "65536", "64K", "8M" as bytes; nil when not a positive size.
+    static func byteCount(_ text: String) -> Int? {
+        var digits = Substring(text)
+        var unit = 1
+        if let last = digits.last, "kKmM".contains(last) {
+            unit = "kK".contains(last) ? 1024 : 1024 * 1024
+            digits = digits.dropLast()
+        }
+        guard let value = Int(digits), value > 0 else { return nil }
+        let (bytes, overflow) = value.multipliedReportingOverflow(by: unit)
+        return overflow ? nil : bytes
     }
 }

@@ -28,6 +28,18 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
         case connectionLost
         /// The peer answered, but not with HTTP.
         case notHTTP
+        /// An answer that does not prove it came from the library server
+        /// (HTML where JSON was expected, a write's answer without its
+        /// Idempotency-Key, a document without an ETag, cut JSON...): a
+        /// captive portal or a proxy may be answering. `seen` says what came,
+        /// e.g. "200 text/html".
+        case notFromLibraryServer(seen: String)
+        /// The answer's body was longer than the transport's limit; the
+        /// transfer was stopped there.
+        case answerTooLarge(limit: Int)
+        /// The proxy in effect answered the request itself with an error:
+        /// its CONNECT answer, or a 5xx that is not the server's.
+        case proxyCouldNotReachServer(status: Int)
         /// A 3xx answer: redirects are never followed, so the Authorization
         /// header can never reach another host.
         case redirected(status: Int, location: String?)
@@ -52,12 +64,19 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
     public var timeout: Duration?
     /// What libcurl reported, when the failure came from libcurl.
     public var diagnostics: CurlDiagnostics?
+    /// The proxy in effect for the request, if any: connection failures are
+    /// then the proxy's, not the server's.
+    public var proxy: ProxySetting?
 
-    public init(kind: Kind, endpoint: ServerEndpoint, timeout: Duration? = nil, diagnostics: CurlDiagnostics? = nil) {
+    public init(
+        kind: Kind, endpoint: ServerEndpoint, timeout: Duration? = nil, diagnostics: CurlDiagnostics? = nil,
+        proxy: ProxySetting? = nil
+    ) {
         self.kind = kind
         self.endpoint = endpoint
         self.timeout = timeout
         self.diagnostics = diagnostics
+        self.proxy = proxy
     }
 
     /// The failure an HTTP answer stands for, or nil when the answer is one
@@ -67,25 +86,43 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
         switch response.status {
         case 401: kind = .unauthorized
         case 429: kind = .rateLimited(retryAfter: response.retryAfter)
+        case 500...599 where response.proxy != nil && !response.isProblemJSON:
+            // The library server's errors are problem+json; a proxy's own
+            // (tinyproxy's "Unable to connect", nginx's 502) are pages.
+            kind = .proxyCouldNotReachServer(status: response.status)
         case 500...599:
             kind = .serverError(status: response.status, reason: response.reason, retryAfter: response.retryAfter)
         case 300...399 where response.status != 304:
             kind = .redirected(status: response.status, location: response.headers["Location"])
         default: return nil
         }
-        self.init(kind: kind, endpoint: endpoint)
+        self.init(kind: kind, endpoint: endpoint, proxy: response.proxy)
     }
 
     /// Whether trying again later may succeed (the cases that exit 75).
     public var isTemporary: Bool {
         switch kind {
         case .noRoute, .dnsFailure, .proxyNotResolved, .connectionRefused, .connectTimeout, .responseTimeout,
-            .connectionLost, .serverError, .rateLimited:
+            .connectionLost, .serverError, .rateLimited, .notFromLibraryServer, .proxyCouldNotReachServer:
             return true
-        case .tlsUntrusted, .tlsNameMismatch, .tlsHandshake, .tlsCABundleUnreadable, .notHTTP, .redirected,
+        case .tlsNameMismatch:
+            // A certificate for another name is what an intercepting portal
+            // or proxy presents; it heals once the user signs in.
+            return true
+        case .redirected(_, let location):
+            return redirectsToAnotherHost(location)
+        case .tlsUntrusted, .tlsHandshake, .tlsCABundleUnreadable, .notHTTP, .answerTooLarge,
             .unauthorized, .libcurlUnavailable, .invalidRequest, .other:
             return false
         }
+    }
+
+    /// Whether a redirect's `Location` names another host than the
+    /// server's (a relative one stays on the server): the mark of a captive
+    /// portal's sign-in page, not of a wrong server URL.
+    public func redirectsToAnotherHost(_ location: String?) -> Bool {
+        guard let location, let target = ServerEndpoint(url: location) else { return false }
+        return target.host.lowercased() != endpoint.host.lowercased()
     }
 
     /// For logs: the kind, the server and libcurl's numbers. Never a header.

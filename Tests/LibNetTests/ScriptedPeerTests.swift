@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Server misbehaviour, from a scripted TCP peer on loopback, seen through
 /// the built `lib-net-check`.

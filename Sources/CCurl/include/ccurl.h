@@ -46,12 +46,16 @@ struct curl_slist *ccurl_slist_append(struct curl_slist *list, const char *line)
 void ccurl_slist_free_all(struct curl_slist *list);
 
 /// A growable byte buffer filled by the callbacks installed with
-/// ccurl_collect_response. `failed` is set when memory ran out.
+/// ccurl_collect_response. `failed` is set when memory ran out; `overflowed`
+/// when more than `limit` bytes (0: no limit) arrived, which also stops the
+/// transfer there (CURLE_WRITE_ERROR), so memory stays bounded.
 typedef struct {
     unsigned char *bytes;
     size_t count;
     size_t capacity;
+    size_t limit;
     int failed;
+    int overflowed;
 } ccurl_buffer;
 
 /// Empties the buffer, keeping its memory for the next response.

@@ -19,6 +19,10 @@ public enum GetSyntax {
             copy instead and says on standard error how old it is and why, for \
             example "Showing the copy from 3 hours ago. You're offline."
 
+            When a copy is cached, the server has 2 seconds (or --timeout) to \
+            answer before the copy is shown: the last known data at once. \
+            Without one, lib waits as long as its usual timeouts.
+
             Writes still waiting in the outbox are shown applied and marked as \
             pending, never as done. Collections such as books are cached too.
             """,

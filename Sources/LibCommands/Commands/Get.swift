@@ -36,8 +36,12 @@ enum Get {
         let cached = try store.cache.document(at: options.path.description)
         let answer: ServerAnswer
         do {
-            let fetcher = ResourceFetcher(api: workspace.api(token: try workspace.token(), timeout: options.timeout),
-                                          workspace: workspace)
+            // The last known data at once: with a copy to fall back on, the
+            // network gets a short budget; without one, the usual timeouts.
+            let budget = options.timeout ?? (before != nil && options.freshness == .preferFresh ? Self.budgetWithCopy : nil)
+            var api = workspace.api(token: try workspace.token(), timeout: budget)
+            api.deadline = budget.map { MonotonicClock.now() + $0 }
+            let fetcher = ResourceFetcher(api: api, workspace: workspace)
             answer = options.path.isDocument
                 ? .document(try fetcher.document(options.path, cachedETag: cached?.etag))
                 : .collection(try fetcher.collection(options.path))
@@ -52,6 +56,10 @@ enum Get {
         present(after, label: nil, context)
         return .success
     }
+
+    /// Seconds the server has to answer when a copy could be shown instead
+    /// (`--timeout` overrides it).
+    static let budgetWithCopy = 2.0
 
     /// What the server said about the path.
     enum ServerAnswer {

@@ -3,26 +3,30 @@ import Glibc
 
 /// A real TCP peer on loopback that answers each request with canned bytes,
 /// for failures a well-behaved server never produces on demand.
-final class ScriptedPeer: @unchecked Sendable {
+public final class ScriptedPeer: @unchecked Sendable {
     /// What to do with one request.
-    enum Reply: Sendable {
+    public enum Reply: Sendable {
         /// Send these bytes and keep the connection for the next request.
         case send([UInt8])
         /// Send these bytes (maybe none), then close the connection.
         case sendAndClose([UInt8])
         /// Never answer; wait until the client gives up and closes.
         case hang
+        /// Send `head`, then `count` bytes of `filler` in chunks (never all
+        /// in memory), then close: an answer as large as a test needs.
+        case stream(head: [UInt8], filler: UInt8, count: Int)
     }
 
-    let port: UInt16
-    let host: String
+    public let port: UInt16
+    public let host: String
     private let listener: Int32
     private let log = PeerLog()
     private let acceptLoopEnded = DispatchSemaphore(value: 0)
 
-    /// Listens on `host` ("127.0.0.1" or "::1") at a free port and answers
-    /// request number N (counted across connections) with `script(N, request)`.
-    init(host: String = "127.0.0.1", script: @escaping @Sendable (Int, String) -> Reply) throws {
+    /// Listens on `host` ("127.0.0.1" or "::1") at `port` (0: a free one)
+    /// and answers request number N (counted across connections) with
+    /// `script(N, request)`.
+    public init(host: String = "127.0.0.1", port: UInt16 = 0, script: @escaping @Sendable (Int, String) -> Reply) throws {
         self.host = host
         let family = host.contains(":") ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -33,6 +37,7 @@ final class ScriptedPeer: @unchecked Sendable {
         if family == AF_INET {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
             inet_pton(AF_INET, host, &address.sin_addr)
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)
             let ok = withUnsafeMutablePointer(to: &address) {
@@ -45,6 +50,7 @@ final class ScriptedPeer: @unchecked Sendable {
         } else {
             var address = sockaddr_in6()
             address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
             inet_pton(AF_INET6, host, &address.sin6_addr)
             var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
             let ok = withUnsafeMutablePointer(to: &address) {
@@ -56,7 +62,7 @@ final class ScriptedPeer: @unchecked Sendable {
             boundPort = UInt16(bigEndian: address.sin6_port)
         }
         listener = fd
-        port = boundPort
+        self.port = boundPort
         // The threads hold the log, never the peer, so that releasing the
         // peer closes the listener and ends them.
         let log = self.log
@@ -77,16 +83,16 @@ final class ScriptedPeer: @unchecked Sendable {
     }
 
     /// The URL of this peer with `path`, e.g. "http://127.0.0.1:40123/".
-    func url(_ path: String = "/", scheme: String = "http") -> String {
+    public func url(_ path: String = "/", scheme: String = "http") -> String {
         let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         return "\(scheme)://\(authority)\(path)"
     }
 
     /// Every request received so far (head and body), in order.
-    var receivedRequests: [String] { log.requests }
+    public var receivedRequests: [String] { log.requests }
 
     /// How many TCP connections were accepted.
-    var acceptedConnections: Int { log.connections }
+    public var acceptedConnections: Int { log.connections }
 
     deinit {
         // shutdown() wakes the blocked accept(); the descriptor is closed only
@@ -109,6 +115,15 @@ final class ScriptedPeer: @unchecked Sendable {
             case .hang:
                 var byte: UInt8 = 0
                 while recv(connection, &byte, 1, 0) > 0 {}
+                return
+            case .stream(let head, let filler, let count):
+                guard writeAll(connection, head) else { return }
+                let chunk = [UInt8](repeating: filler, count: 64 * 1024)
+                var left = count
+                while left > 0 {
+                    guard writeAll(connection, Array(chunk.prefix(left))) else { return }
+                    left -= min(left, chunk.count)
+                }
                 return
             }
         }
@@ -144,16 +159,19 @@ final class ScriptedPeer: @unchecked Sendable {
         }
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    /// False when the client went away first.
+    @discardableResult
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written <= 0 { return }
+            if written <= 0 { return false }
             offset += written
         }
+        return true
     }
 
-    enum PeerError: Error { case socket(Int32) }
+    public enum PeerError: Error { case socket(Int32) }
 }
 
 /// What a peer received, shared with its threads.
@@ -177,7 +195,7 @@ private final class PeerLog: @unchecked Sendable {
 }
 
 /// A canned HTTP/1.1 response.
-func httpResponse(_ status: Int, _ reason: String, headers: [String] = [], body: String = "") -> [UInt8] {
+public func httpResponse(_ status: Int, _ reason: String, headers: [String] = [], body: String = "") -> [UInt8] {
     let head = (["HTTP/1.1 \(status) \(reason)", "Content-Length: \(body.utf8.count)"] + headers)
         .joined(separator: "\r\n")
     return Array((head + "\r\n\r\n" + body).utf8)
