@@ -22,10 +22,12 @@ let package = Package(
         // Shared by client and server.
         .target(name: "LibJSON"),
         .target(name: "LibStore", dependencies: ["CSQLite"]),
+        // The book's JSON Schema and the validator both sides check books with.
+        .target(name: "LibBookSchema", dependencies: ["LibJSON"]),
 
         // The reference server.
         .target(name: "LibHTTPServer", dependencies: ["LibJSON"]),
-        .target(name: "LibServer", dependencies: ["LibJSON", "LibStore", "LibHTTPServer", "CSodium"]),
+        .target(name: "LibServer", dependencies: ["LibJSON", "LibBookSchema", "LibStore", "LibHTTPServer", "CSodium"]),
         .executableTarget(name: "lib-server", dependencies: ["LibServer"]),
 
         // The client.
@@ -38,12 +40,13 @@ let package = Package(
         .executableTarget(name: "lib-keyring-check", dependencies: ["LibKeyring"]),
         .target(name: "LibSync", dependencies: ["LibStore", "LibJSON"]),
         .target(name: "LibCLI", dependencies: ["LibJSON"]),
-        .target(name: "LibCommands", dependencies: ["LibCLI", "LibNet", "LibKeyring", "LibSync", "LibAccounts", "LibJSON", "LibStore"]),
+        .target(name: "LibCommands", dependencies: ["LibCLI", "LibNet", "LibKeyring", "LibSync", "LibAccounts", "LibJSON", "LibBookSchema", "LibStore"]),
         .executableTarget(name: "lib", dependencies: ["LibCLI", "LibCommands"]),
 
         // Tests.
         .target(name: "TestSupport", path: "Sources/TestSupport"),
         .testTarget(name: "LibJSONTests", dependencies: ["LibJSON"]),
+        .testTarget(name: "LibBookSchemaTests", dependencies: ["LibBookSchema", "LibJSON"]),
         .testTarget(name: "LibStoreTests", dependencies: ["LibStore", "TestSupport"]),
         .testTarget(name: "LibHTTPServerTests", dependencies: ["LibHTTPServer", "TestSupport"]),
         .testTarget(name: "LibServerTests", dependencies: ["LibServer", "LibJSON", "TestSupport"]),

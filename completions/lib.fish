@@ -145,6 +145,7 @@ complete -c lib -n '__lib_using edit' -s q -l quiet -d 'Print nothing but proble
 complete -c lib -n '__lib_using edit' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using edit' -l no-color -d 'Never colour the output'
 complete -c lib -n '__lib_at_argument edit 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'Resource path, such as books/b-7'
+complete -c lib -n '__lib_at_argument edit 2+' -a '(lib __complete fields (commandline -ct) 2>/dev/null)' -d 'Set FIELD to a string, or to any JSON value'
 
 # lib push
 complete -c lib -n '__lib_using push' -l wait -x -d 'Keep trying for up to DURATION in all (for cron)'
@@ -168,11 +169,13 @@ complete -c lib -n '__lib_using status' -s v -l verbose -d 'Trace each request o
 complete -c lib -n '__lib_using status' -l no-color -d 'Never colour the output'
 
 # lib resolve
-complete -c lib -n '__lib_using resolve; and not __fish_seen_argument -l theirs; and not __fish_seen_argument -l merge; and not __fish_seen_argument -l edit; and not __fish_seen_argument -l discard' -l mine -d 'Keep my version: send it again over theirs'
-complete -c lib -n '__lib_using resolve; and not __fish_seen_argument -l mine; and not __fish_seen_argument -l merge; and not __fish_seen_argument -l edit; and not __fish_seen_argument -l discard' -l theirs -d 'Keep the server\'s version: drop mine'
+complete -c lib -n '__lib_using resolve; and not __fish_seen_argument -l theirs; and not __fish_seen_argument -l merge; and not __fish_seen_argument -l edit; and not __fish_seen_argument -l discard' -l mine -d 'Settle the clashing fields with my values'
+complete -c lib -n '__lib_using resolve; and not __fish_seen_argument -l mine; and not __fish_seen_argument -l merge; and not __fish_seen_argument -l edit; and not __fish_seen_argument -l discard' -l theirs -d 'Settle the clashing fields with the server\'s values'
+complete -c lib -n '__lib_using resolve' -l whole -d 'With --mine or --theirs: take that whole document'
 complete -c lib -n '__lib_using resolve; and not __fish_seen_argument -l mine; and not __fish_seen_argument -l theirs; and not __fish_seen_argument -l edit; and not __fish_seen_argument -l discard' -l merge -d 'Merge field by field when no field clashes'
-complete -c lib -n '__lib_using resolve; and not __fish_seen_argument -l mine; and not __fish_seen_argument -l theirs; and not __fish_seen_argument -l merge; and not __fish_seen_argument -l discard' -l edit -d 'Edit the merged document in $EDITOR'
-complete -c lib -n '__lib_using resolve; and not __fish_seen_argument -l mine; and not __fish_seen_argument -l theirs; and not __fish_seen_argument -l merge; and not __fish_seen_argument -l edit' -l discard -d 'Drop a write the server rejected'
+complete -c lib -n '__lib_using resolve; and not __fish_seen_argument -l mine; and not __fish_seen_argument -l theirs; and not __fish_seen_argument -l merge; and not __fish_seen_argument -l discard' -l edit -d 'Edit the merge in $EDITOR, both values of each clash marked'
+complete -c lib -n '__lib_using resolve; and not __fish_seen_argument -l mine; and not __fish_seen_argument -l theirs; and not __fish_seen_argument -l merge; and not __fish_seen_argument -l edit' -l discard -d 'Drop the write (the same as lib discard PATH)'
+complete -c lib -n '__lib_using resolve' -l yes -d 'Do not ask before --whole reverts changes'
 complete -c lib -n '__lib_using resolve' -s h -l help -d 'Show help and exit'
 complete -c lib -n '__lib_using resolve' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
 complete -c lib -n '__lib_using resolve' -l json -d 'Print one JSON document instead of text'

@@ -37,12 +37,13 @@ struct BashCompletionScript {
                 case $kind in
                     accounts) mapfile -t values < <(command lib __complete accounts 2>/dev/null) ;;
                     paths) mapfile -t values < <(command lib __complete paths "${word#"$lead"}" 2>/dev/null) ;;
+                    fields) mapfile -t values < <(command lib __complete fields "${word#"$lead"}" 2>/dev/null) ;;
                     commands) values=(\#(commandNames)) ;;
                     words:*) read -ra values <<<"${kind#words:}" ;;
                     *) COMPREPLY=(); return ;;
                 esac
                 _lib_reply "$word" "${values[@]/#/$lead}"
-                if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == */ ]]; then
+                if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == */ || $kind == fields ]]; then
                     compopt -o nospace 2>/dev/null
                 fi
             }

@@ -28,6 +28,8 @@ public enum BuiltinCommands {
                     candidates = AccountIndexFile(directories: directories).accountNames().filter { $0.hasPrefix(prefix) }
                 case .paths:
                     candidates = context.completionSource.resourcePaths(startingWith: prefix, context: context)
+                case .fields:
+                    candidates = context.completionSource.fieldAssignments(startingWith: prefix, context: context)
                 case nil:
                     candidates = []
                 }

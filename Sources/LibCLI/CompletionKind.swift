@@ -6,6 +6,8 @@ public enum CompletionKind: Sendable, Equatable {
     case accounts
     /// Cached resource paths, from `lib __complete paths PREFIX`.
     case resourcePaths
+    /// `FIELD=` and `FIELD:=` for the book's fields, from `lib __complete fields PREFIX`.
+    case fields
     /// The names of lib's commands.
     case commands
     /// A fixed list of words.

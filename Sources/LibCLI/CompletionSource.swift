@@ -6,6 +6,12 @@ public protocol CompletionSource: Sendable {
     /// Cached resource paths that start with `prefix`, for the account the
     /// context names.
     func resourcePaths(startingWith prefix: String, context: CommandContext) -> [String]
+    /// `FIELD=` and `FIELD:=` for each field a book may have, that start with `prefix`.
+    func fieldAssignments(startingWith prefix: String, context: CommandContext) -> [String]
+}
+
+extension CompletionSource {
+    public func fieldAssignments(startingWith prefix: String, context: CommandContext) -> [String] { [] }
 }
 
 /// Offers no resource paths.

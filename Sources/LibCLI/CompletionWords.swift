@@ -26,6 +26,7 @@ struct CompletionWords {
         case .none: "none"
         case .accounts: "accounts"
         case .resourcePaths: "paths"
+        case .fields: "fields"
         case .commands: "commands"
         case .words(let words): "words:" + words.joined(separator: " ")
         }

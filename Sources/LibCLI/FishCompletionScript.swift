@@ -133,6 +133,7 @@ struct FishCompletionScript {
         case .none: nil
         case .accounts: "'(lib __complete accounts 2>/dev/null)'"
         case .resourcePaths: "'(lib __complete paths (commandline -ct) 2>/dev/null)'"
+        case .fields: "'(lib __complete fields (commandline -ct) 2>/dev/null)'"
         case .commands: quote(registry.visibleCommands.map(\.name).joined(separator: " "))
         case .words(let words): quote(words.joined(separator: " "))
         }

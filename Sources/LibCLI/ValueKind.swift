@@ -22,7 +22,8 @@ public enum ValueKind: Sendable, Equatable {
     /// What the shell completions offer for a value of this kind.
     public var completion: CompletionKind {
         switch self {
-        case .text, .duration, .assignment: .none
+        case .text, .duration: .none
+        case .assignment: .fields
         case .account: .accounts
         case .resourcePath: .resourcePaths
         case .choice(let words): .words(words)

@@ -23,6 +23,12 @@ struct ZshCompletionScript {
               _wanted paths expl 'resource path' compadd -a paths
             }
 
+            _lib_fields() {
+              local -a fields
+              fields=(${(f)"$(_call_program fields lib __complete fields ${(q)PREFIX} 2>/dev/null)"})
+              _wanted fields expl 'field' compadd -S '' -a fields
+            }
+
             _lib_commands() {
               local -a commands
               commands=(
@@ -95,6 +101,7 @@ struct ZshCompletionScript {
         case .none: " "
         case .accounts: "_lib_accounts"
         case .resourcePaths: "_lib_paths"
+        case .fields: "_lib_fields"
         case .commands: "_lib_commands"
         case .words(let words): "(" + words.joined(separator: " ") + ")"
         }

@@ -1,3 +1,4 @@
+import LibBookSchema
 import LibCLI
 import LibSync
 
@@ -13,5 +14,15 @@ public struct CacheCompletionSource: CompletionSource {
               let cached = try? store.cache.paths(withPrefix: prefix)
         else { return [] }
         return cached
+    }
+}
+
+extension CacheCompletionSource {
+    /// The fields of the schema the account's server served (the built-in
+    /// one before any was fetched), each as `FIELD=` and `FIELD:=`.
+    public func fieldAssignments(startingWith prefix: String, context: CommandContext) -> [String] {
+        let store = (try? AccountWorkspace(context)).flatMap { try? AccountStore(readingFrom: $0.paths.storePath($0.name)) }
+        let fields = store.flatMap { try? BookRules.forAccount($0) }?.fields ?? BuiltInBookSchema.schema.fields
+        return fields.flatMap { [$0 + "=", $0 + ":="] }.filter { $0.hasPrefix(prefix) }
     }
 }

@@ -7,10 +7,18 @@ import LibJSON
 /// Lets the user change a JSON document in their own editor (`$VISUAL`,
 /// else `$EDITOR`, else `vi`), as `kubectl edit` does: the document goes in
 /// a private temporary file; text that is not valid JSON, or not a valid
-/// document, reopens the editor with the error on top as `#` comment lines
-/// (stripped when read back); the same invalid text saved twice cancels.
-/// The editor gets lib's own environment and the file name, never a token:
-/// tokens live only in the keyring and in this process's memory.
+/// document, reopens the editor with the error on top; the same invalid text
+/// saved twice cancels. The editor gets lib's own environment and the file
+/// name, never a token: tokens live only in the keyring and in this
+/// process's memory.
+///
+/// The notes on top are `//` comment lines in a `.jsonc` file: JSON with
+/// comments, which vim (`syntax/jsonc.vim`), neovim, VS Code and others
+/// highlight as comments, where `#` lines were painted as JSON errors. A
+/// JSON line never starts with `//` (a string cannot span lines), so they
+/// are told apart line by line. Errors give the line and column in the file
+/// as the user sees it, header included: comment lines are blanked, not
+/// removed, before parsing.
 struct DocumentEditor {
     let environment: [String: String]
     /// Shown as comment lines above the document the first time.
@@ -18,35 +26,48 @@ struct DocumentEditor {
     /// The document's problems (empty when it may be saved).
     let validate: (JSONValue) -> [String]
 
+    static let commentRule = "Lines starting with '//' are ignored; an unchanged or empty file changes nothing."
+
+    /// `books/b-7` → `books-b-7.jsonc`.
+    static func fileName(for path: String) -> String {
+        String(path.map { $0 == "/" ? "-" : $0 }) + ".jsonc"
+    }
+
     /// The edited document, or nil when the file came back unchanged or empty.
     func edit(_ document: JSONValue, fileName: String) throws -> JSONValue? {
         let directory = try PrivateTemporaryDirectory(parent: environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp")
         defer { directory.remove() }
         let file = directory.path + "/" + fileName
         var notes = introduction
-        var text = document.prettyPrinted() + "\n"
+        var body = document.prettyPrinted() + "\n"
         var lastRejected: String?
         while true {
-            try Self.writePrivateFile(file, contents: Self.commented(notes) + text)
+            try Self.writePrivateFile(file, contents: Self.commented(notes) + body)
             try run(on: file)
-            let edited = Self.strippingComments(try Self.read(file))
+            let saved = try Self.read(file)
+            let header = Self.headerLineCount(saved)
+            let edited = Self.blankingComments(saved)
             if edited.allSatisfy(\.isWhitespace) { return Optional<JSONValue>.none }
-            let problems: [String]
             switch Result(catching: { () throws(JSONSyntaxError) in try JSONParser.parse(edited) }) {
             case .failure(let error):
-                problems = ["The file is not valid JSON: \(error)."]
+                // The line as it will be in the reopened file, whose header
+                // is this sentence and one line of advice.
+                let line = error.line - header + 2
+                notes = ["The file is not valid JSON: \(error.reason) at line \(line), column \(error.column)."]
             case .success(let value):
-                let found = validate(value)
                 // Not `nil`: JSONValue takes the nil literal as JSON null.
-                if found.isEmpty { return value == document ? Optional<JSONValue>.none : value }
-                problems = found.map { "The document is not valid: \($0)." }
+                if value == document { return Optional<JSONValue>.none }
+                let found = validate(value)
+                if found.isEmpty { return value }
+                notes = found.map { "The document is not valid: \($0)." }
             }
-            if edited == lastRejected {
-                throw CommandFailure("Edit cancelled; nothing was changed. " + problems.joined(separator: " "))
+            body = Self.dropHeader(saved, lines: header)
+            if !body.hasSuffix("\n") { body += "\n" }
+            if body == lastRejected {
+                throw CommandFailure("Edit cancelled; nothing was changed. " + notes.joined(separator: " "))
             }
-            lastRejected = edited
-            text = edited.hasSuffix("\n") ? edited : edited + "\n"
-            notes = problems + ["Fix it and save, or empty the file to cancel. Lines starting with '#' are ignored."]
+            lastRejected = body
+            notes.append("Fix it and save, or empty the file to cancel. Lines starting with '//' are ignored.")
         }
     }
 
@@ -86,15 +107,32 @@ struct DocumentEditor {
     }
 
     static func commented(_ lines: [String]) -> String {
-        lines.map { "# " + $0 + "\n" }.joined()
+        lines.map { "// " + $0 + "\n" }.joined()
     }
 
-    /// Drops the lines whose first non-blank character is `#`: JSON never
-    /// starts a line that way (a string cannot span lines).
-    static func strippingComments(_ text: String) -> String {
+    /// Whether a line is a comment: its first non-blank characters are `//`
+    /// (or `#`, as files written by earlier versions had).
+    static func isComment<S: StringProtocol>(_ line: S) -> Bool {
+        let text = line.drop(while: { $0 == " " || $0 == "\t" })
+        return text.hasPrefix("//") || text.hasPrefix("#")
+    }
+
+    /// The comment lines at the top of the file.
+    static func headerLineCount(_ text: String) -> Int {
+        text.split(separator: "\n", omittingEmptySubsequences: false).prefix(while: { isComment($0) }).count
+    }
+
+    /// The text with each comment line emptied: what is parsed, so that a
+    /// line number in an error is a line of the file as the user sees it.
+    static func blankingComments(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false)
-            .filter { !$0.drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("#") }
+            .map { isComment($0) ? "" : $0 }
             .joined(separator: "\n")
+    }
+
+    /// The file without its first `lines` lines (the header lib wrote).
+    static func dropHeader(_ text: String, lines: Int) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(lines).joined(separator: "\n")
     }
 
     static func writePrivateFile(_ path: String, contents: String) throws {

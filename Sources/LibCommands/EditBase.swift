@@ -39,8 +39,9 @@ struct EditBase {
         let key = path.description
         let answer: ResourceFetcher.DocumentAnswer
         do {
-            answer = try ResourceFetcher(api: workspace.api(token: try workspace.token()), workspace: workspace)
-                .document(path, cachedETag: nil)
+            let api = workspace.api(token: try workspace.token())
+            answer = try ResourceFetcher(api: api, workspace: workspace).document(path, cachedETag: nil)
+            BookSchemaRefresh.ifStale(api, store: store, now: workspace.context.now().secondsSince1970)
         } catch let failure as CommandFailure {
             throw CommandFailure("\(key) is not on this device yet and couldn't be fetched: \(failure.message) Run `lib get \(key)` while online, then edit it.",
                                  exitCode: failure.exitCode)

@@ -1,12 +1,15 @@
 import LibJSON
 
-/// A field-level three-way merge of JSON objects, as `lib resolve --merge`
-/// does it: a field changed on one side only takes that side's value; changed
-/// on both sides to the same value is fine; changed on both sides to
-/// different values is a clash. A missing field is a value like any other
-/// (added or removed counts as changed).
+/// A field-level three-way merge of JSON objects, as `lib resolve` does it:
+/// a field changed on one side only takes that side's value; changed on both
+/// sides to the same value is fine; changed on both sides to different values
+/// is a clash, settled by `clashesTake` (git's `merge -X ours/theirs`). A
+/// missing field is a value like any other (added or removed counts as
+/// changed).
 struct FieldMerge: Equatable {
-    /// The merged document; clashing fields take `mine`.
+    enum Side: Equatable { case mine, theirs }
+
+    /// The merged document; clashing fields take the `clashesTake` side.
     var merged: JSONObject
     /// Fields changed on both sides to different values, in document order.
     var clashes: [String]
@@ -15,7 +18,7 @@ struct FieldMerge: Equatable {
     /// Fields where the result took this device's change.
     var fromMine: [String]
 
-    init(base: JSONObject, mine: JSONObject, theirs: JSONObject) {
+    init(base: JSONObject, mine: JSONObject, theirs: JSONObject, clashesTake side: Side = .mine) {
         merged = JSONObject()
         clashes = []
         fromTheirs = []
@@ -31,7 +34,7 @@ struct FieldMerge: Equatable {
                 merged[key] = m
                 fromMine.append(key)
             } else {
-                merged[key] = m
+                merged[key] = side == .mine ? m : t
                 clashes.append(key)
             }
         }
@@ -52,5 +55,23 @@ struct FieldMerge: Equatable {
     static func clashes(_ key: String, base: JSONObject?, mine: JSONObject?, theirs: JSONObject?) -> Bool {
         let b = base?[key], m = mine?[key], t = theirs?[key]
         return m != t && m != b && t != b
+    }
+
+    /// The fields whose value differs between two versions (added, removed
+    /// or changed), in the order `new`, then `old`, first mention them.
+    static func changedFields(from old: JSONObject, to new: JSONObject) -> [String] {
+        var seen: Set<String> = []
+        var changed: [String] = []
+        for key in new.keys + old.keys where seen.insert(key).inserted && old[key] != new[key] { changed.append(key) }
+        return changed
+    }
+
+    /// `document` with the changes that turned `old` into `new` applied on
+    /// top: how a write made on top of another is carried over when the one
+    /// under it changes.
+    static func replaying(from old: JSONObject, to new: JSONObject, onto document: JSONObject) -> JSONObject {
+        var result = document
+        for key in changedFields(from: old, to: new) { result[key] = new[key] }
+        return result
     }
 }

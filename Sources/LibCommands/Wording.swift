@@ -10,3 +10,11 @@ enum Wording {
 extension String {
     var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }
+
+extension Array where Element == String {
+    /// "a", "a and b", "a, b and c".
+    func joinedAsList(last: String = " and ") -> String {
+        guard count > 1, let final = self.last else { return first ?? "" }
+        return dropLast().joined(separator: ", ") + last + final
+    }
+}

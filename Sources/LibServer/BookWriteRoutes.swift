@@ -1,4 +1,5 @@
 import Foundation
+import LibBookSchema
 import LibHTTPServer
 import LibJSON
 import LibStore
@@ -39,7 +40,7 @@ extension LibraryService {
         var document: JSONObject?
         if !isDelete {
             let body = try jsonObject(request)
-            let problems = BookValidation.problems(in: body, id: id)
+            let problems = bookSchema.problems(in: body, id: id)
             if !problems.isEmpty {
                 let detail = "The book is invalid: " + problems.map(\.sentence).joined(separator: "; ")
                 throw ProblemError(.unprocessable(detail, problems: problems))

@@ -1,4 +1,5 @@
 import Foundation
+import LibBookSchema
 import LibHTTPServer
 import LibJSON
 import LibStore
@@ -17,12 +18,15 @@ public final class LibraryService: Sendable {
     let state: Locked<ServerState>
     let faults: FaultInjector
     let allowsFaultControl: Bool
+    /// The rules books are checked with, served at GET /v1/schemas/book.
+    let bookSchema: BookSchema
     /// argon2id takes ~64 MB and tens of milliseconds per hash: a few at a time.
     let passwordChecks = DispatchSemaphore(value: 2)
     let log: @Sendable (String) -> Void
 
     public init(database: Database, faults: [FaultRule] = [], allowsFaultControl: Bool = false,
-                log: @escaping @Sendable (String) -> Void = { _ in }) {
+                bookSchema: BookSchema = BuiltInBookSchema.schema, log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.bookSchema = bookSchema
         state = Locked(ServerState(db: database))
         self.faults = FaultInjector(faults)
         self.allowsFaultControl = allowsFaultControl
@@ -73,6 +77,7 @@ public final class LibraryService: Sendable {
                 return .respond(try withUser(request) { try logout(request, $0) })
             }
             if route == ["v1", "me"], method == "GET" { return .respond(try withUser(request) { .json(200, $0.json) }) }
+            if route == ["v1", "schemas", "book"], method == "GET" { return .respond(try withUser(request) { _ in bookSchemaAnswer(request) }) }
             if route == ["v1", "books"], method == "GET" { return .respond(try withUser(request) { _ in try listBooks(request) }) }
             if let id = bookID, route.count == 3, method == "GET" {
                 return .respond(try withUser(request) { _ in try getBook(request, id: id) })
@@ -145,7 +150,7 @@ public final class LibraryService: Sendable {
         switch route {
         case ["v1", "sessions"]: allowed = ["POST"]
         case ["v1", "sessions", "current"]: allowed = ["DELETE"]
-        case ["v1", "me"], ["v1", "books"]: allowed = ["GET"]
+        case ["v1", "me"], ["v1", "books"], ["v1", "schemas", "book"]: allowed = ["GET"]
         case let r where r.count == 3 && r[0] == "v1" && r[1] == "books": allowed = ["GET", "PUT", "DELETE"]
         case let r where r.count == 4 && r[0] == "v1" && r[1] == "books" && r[3] == "history": allowed = ["GET"]
         default: return Problem.notFound("No such route: \(request.path)")

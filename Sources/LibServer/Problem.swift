@@ -1,3 +1,4 @@
+import LibBookSchema
 import LibHTTPServer
 import LibJSON
 

@@ -1,15 +1,18 @@
 import Foundation
+import LibBookSchema
 import LibHTTPServer
 import LibStore
 
 /// `lib-server`'s command line: serve, or add a user.
 public enum ServerCommandLine {
     static let usage = """
-        usage: lib-server --db PATH [--listen HOST:PORT] [--demo] [--fault SPEC]... [--fault-control] [--verbose]
+        usage: lib-server --db PATH [--listen HOST:PORT] [--demo] [--book-schema FILE] [--fault SPEC]... [--fault-control] [--verbose]
                lib-server user add NAME [--role librarian|reader] --db PATH   (password on stdin)
 
         Serves protocol v1 (docs/PROTOCOL.md). The first line on stdout is
         'listening on http://HOST:PORT'; --listen 127.0.0.1:0 picks a free port.
+        --book-schema FILE validates books with that JSON Schema (2020-12)
+        instead of the built-in one, and serves it at GET /v1/schemas/book.
         Faults for tests (docs/FAULTS.md) also come from LIB_SERVER_FAULTS.
         """
 
@@ -33,6 +36,7 @@ public enum ServerCommandLine {
         var database: String?
         var listen = "127.0.0.1:8080"
         var demo = false, faultControl = false, verbose = false
+        var bookSchema = BuiltInBookSchema.schema
         var faults = try usage { try FaultRule.parseList(environment["LIB_SERVER_FAULTS"] ?? "") }
         var rest = arguments[...]
         while let argument = rest.popFirst() {
@@ -40,6 +44,7 @@ public enum ServerCommandLine {
             case "--db": database = try value(for: argument, from: &rest)
             case "--listen": listen = try value(for: argument, from: &rest)
             case "--demo": demo = true
+            case "--book-schema": bookSchema = try loadBookSchema(try value(for: argument, from: &rest))
             case "--fault":
                 let text = try value(for: argument, from: &rest)
                 faults.append(try usage { try FaultRule(parsing: text) })
@@ -56,7 +61,7 @@ public enum ServerCommandLine {
         let db = try ServerDatabase.open(path: database, demo: demo)
         var log: @Sendable (String) -> Void = { _ in }
         if verbose { log = { line in FileHandle.standardError.write(Data("\(line)\n".utf8)) } }
-        let service = LibraryService(database: db, faults: faults, allowsFaultControl: faultControl, log: log)
+        let service = LibraryService(database: db, faults: faults, allowsFaultControl: faultControl, bookSchema: bookSchema, log: log)
         let server = HTTPServer(handler: service.handle)
         let boundPort = try server.bind(host: host, port: port)
         let shownHost = host.contains(":") ? "[\(host)]" : host
@@ -112,6 +117,17 @@ public enum ServerCommandLine {
         try ServerDatabase.addUser(name, password: password, role: role, in: db)
         print("Added \(role.rawValue) \(name)")
         return 0
+    }
+
+    /// `--book-schema FILE`: a schema that cannot be read or applied stops
+    /// the server before it listens (exit 2), naming the file and the reason.
+    private static func loadBookSchema(_ path: String) throws -> BookSchema {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UsageError(message: "--book-schema: couldn't read '\(path)'")
+        }
+        do { return try BookSchema(text: String(decoding: data, as: UTF8.self)) } catch {
+            throw UsageError(message: "--book-schema '\(path)': \(error.message)")
+        }
     }
 
     /// A fault spelled wrong is a usage error, like any other bad argument.

@@ -96,7 +96,7 @@ import TestSupport
 
         let mine = try alice.lib("resolve", "books/b-7", "--mine")
         #expect(mine.status == 0, "\(mine)")
-        #expect(mine.stdout == "books/b-7: your version will be sent at the next push.\n", "\(mine)")
+        #expect(mine.stdout == "Resolved books/b-7 for \(c.account): your title; it will be sent at the next push.\n", "\(mine)")
         let push = try alice.lib("push")
         #expect(push.status == 0, "\(push)")
         let history = try serverHistory(c.server, book: "b-7")
@@ -105,7 +105,7 @@ import TestSupport
         _ = c.dir
     }
 
-    @Test func theirsDropsMineAndWhatWasMadeOnTopOfItOffline() throws {
+    @Test func theirsKeepsWhatWasMadeOnTopOfMineOffline() throws {
         let c = try makeConflict(bob: ["title=Dune (bob)"], alice: ["title=Dune (alice)"])
         let alice = c.alice
         #expect(try alice.lib("edit", "books/b-7", "year:=1966").status == 0, "queued behind the conflict")
@@ -113,7 +113,29 @@ import TestSupport
 
         let theirs = try alice.lib("resolve", "books/b-7", "--theirs")
         #expect(theirs.status == 0, "\(theirs)")
-        #expect(theirs.stdout == "Resolved books/b-7 for \(c.account): kept the server's version; dropped 2 writes (1 made on top of it) of yours.\n", "\(theirs)")
+        #expect(theirs.stdout == "Resolved books/b-7 for \(c.account): the server's title; your 1 write made on top of it will be sent at the next push, without the clashing values.\n", "\(theirs)")
+        #expect(try alice.pending() == 1)
+        #expect(try alice.conflicts() == 0)
+        let get = try alice.lib("get", "--offline", "books/b-7")
+        #expect(get.status == 0, "\(get)")
+        #expect(get.stdout.contains("Dune (bob)") && !get.stdout.contains("Dune (alice)") && get.stdout.contains("1966"), "\(get)")
+        _ = c.dir
+    }
+
+    @Test func theirsWholeDropsMineAndWhatWasMadeOnTopOfItAfterSayingSo() throws {
+        let c = try makeConflict(bob: ["title=Dune (bob)"], alice: ["title=Dune (alice)"])
+        let alice = c.alice
+        #expect(try alice.lib("edit", "books/b-7", "year:=1966").status == 0, "queued behind the conflict")
+        c.server.stop()
+
+        let unasked = try alice.lib("resolve", "books/b-7", "--theirs", "--whole")
+        #expect(unasked.status == 2, "\(unasked)")
+        #expect(unasked.stderr.contains("--theirs --whole reverts year (changed by you alone): add --yes to confirm, or use --theirs to keep that change"), "\(unasked)")
+        #expect(try alice.conflicts() == 1, "nothing changed")
+
+        let theirs = try alice.lib("resolve", "books/b-7", "--theirs", "--whole", "--yes")
+        #expect(theirs.status == 0, "\(theirs)")
+        #expect(theirs.stdout == "Resolved books/b-7 for \(c.account): kept the server's whole version; dropped 2 writes (1 made on top of it) of yours (it reverts your change to year).\n", "\(theirs)")
         #expect(try alice.pending() == 0)
         #expect(try alice.conflicts() == 0)
         let get = try alice.lib("get", "--offline", "books/b-7")
@@ -132,16 +154,34 @@ import TestSupport
         #expect(unchanged.stderr.contains("Nothing changed; books/b-7 still waits for a decision"), "\(unchanged)")
         #expect(try alice.conflicts() == 1)
 
-        try writeScript(scripts.file("fix"), "cp \"$1\" \(scripts.file("seen")); sed -i 's/\"title\": \"Dune (alice)\"/\"title\": \"Dune (both)\"/' \"$1\"\n")
+        // Saves with the marker left first (refused, reopened), then keeps one value.
+        try writeScript(scripts.file("fix"), """
+            n=$(cat \(scripts.file("count")) 2>/dev/null || echo 0); n=$((n+1)); echo $n > \(scripts.file("count"))
+            cp "$1" \(scripts.file("seen")).$n
+            if [ $n = 1 ]; then sed -i 's/"copies": 5/"copies": 6/' "$1"; exit 0; fi
+            python3 - "$1" <<'PY'
+            import json, sys
+            lines = [l for l in open(sys.argv[1]) if not l.lstrip().startswith("//")]
+            doc = json.loads("".join(lines))
+            doc["title"] = "Dune (both)"
+            open(sys.argv[1], "w").write(json.dumps(doc))
+            PY
+
+            """)
         let edit = try alice.lib(["resolve", "books/b-7", "--edit"], environment: ["EDITOR": scripts.file("fix"), "VISUAL": ""])
         #expect(edit.status == 0, "\(edit)")
         #expect(edit.stdout == "Resolved books/b-7 for \(c.account): your edited version will be sent at the next push.\n", "\(edit)")
-        let seen = try String(contentsOfFile: scripts.file("seen"), encoding: .utf8)
-        #expect(seen.contains("# Changed on both sides (your value is shown): title."), "\(seen)")
+        let seen = try String(contentsOfFile: scripts.file("seen") + ".1", encoding: .utf8)
+        #expect(seen.hasPrefix("// Resolving books/b-7 for \(c.account).\n// Changed on both sides: title."), "\(seen)")
+        #expect(seen.contains("\"<<< mine\": \"Dune (alice)\""), "both values, marked\n\(seen)")
+        #expect(seen.contains("\">>> theirs\": \"Dune (bob)\""), "both values, marked\n\(seen)")
         #expect(seen.contains("\"copies\": 5"), "\(seen)")
+        let again = try String(contentsOfFile: scripts.file("seen") + ".2", encoding: .utf8)
+        #expect(again.hasPrefix("// The document is not valid: 'title' still holds both values between markers"), "refused while a marker is left\n\(again)")
+        #expect(again.contains("\"copies\": 6"), "the user's text is kept\n\(again)")
         #expect(try alice.lib("push").status == 0)
         let latest = try serverHistory(c.server, book: "b-7").last?.document ?? ""
-        #expect(latest.contains("\"title\":\"Dune (both)\"") && latest.contains("\"copies\":5"), "\(latest)")
+        #expect(latest.contains("\"title\":\"Dune (both)\"") && latest.contains("\"copies\":6"), "\(latest)")
         _ = (c.dir, scripts)
     }
 

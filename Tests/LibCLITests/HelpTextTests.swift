@@ -54,7 +54,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
         "lib edit PATH [FIELD=STRING | FIELD:=JSON ...] [--create | --delete] [--push]",
         "lib push [--wait DURATION] [--all]",
         "lib status [--short | --porcelain] [--all]",
-        "lib resolve [PATH] [--mine | --theirs | --merge | --edit | --discard]",
+        "lib resolve [PATH] [--mine | --theirs | --merge | --edit | --discard] [--whole] [--yes]",
         "lib completion bash|zsh|fish",
         "lib help [COMMAND]",
     ]

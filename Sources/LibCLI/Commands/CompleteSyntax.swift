@@ -1,10 +1,11 @@
-/// `lib __complete accounts|paths [PREFIX]`: the values the completion
+/// `lib __complete accounts|paths|fields [PREFIX]`: the values the completion
 /// scripts cannot know by themselves. Hidden.
 public enum CompleteSyntax {
     /// What to list.
     public enum Topic: String, CaseIterable, Sendable {
         case accounts
         case paths
+        case fields
     }
 
     public static let topic = ArgumentSpec(

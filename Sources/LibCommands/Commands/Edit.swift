@@ -59,7 +59,7 @@ enum Edit {
 
         var body: JSONValue?
         if !options.delete {
-            guard let changed = try newDocument(from: start, options, workspace: workspace) else {
+            guard let changed = try newDocument(from: start, options, rules: try BookRules.forAccount(store), workspace: workspace) else {
                 if !context.globalOptions.quiet { context.standardOutput.write("Nothing changed; \(key) is as it was.\n") }
                 return .success
             }
@@ -83,17 +83,18 @@ enum Edit {
     }
 
     /// The document after the change, checked; nil when nothing changed.
-    private static func newDocument(from start: JSONObject, _ options: Options, workspace: AccountWorkspace) throws -> JSONValue? {
+    private static func newDocument(from start: JSONObject, _ options: Options, rules: BookRules,
+                                    workspace: AccountWorkspace) throws -> JSONValue? {
         let key = options.path.description
-        let validate = { (document: JSONValue) in BookRules.problems(in: document, id: options.id) }
+        let validate = { (document: JSONValue) in rules.problems(in: document, id: options.id) }
         if options.assignments.isEmpty {
             let editor = DocumentEditor(
                 environment: workspace.context.environment,
                 introduction: ["\(options.create ? "Creating" : "Editing") \(key) for \(workspace.name).",
-                               "Lines starting with '#' are ignored; an unchanged or empty file changes nothing."],
+                               DocumentEditor.commentRule],
                 validate: validate)
             workspace.context.standardOutput.flush()
-            return try editor.edit(.object(start), fileName: key.replacingSlashes + ".json")
+            return try editor.edit(.object(start), fileName: DocumentEditor.fileName(for: key))
         }
         let changed = JSONValue.object(try FieldAssignment.apply(options.assignments, to: start))
         let problems = validate(changed)
@@ -104,9 +105,4 @@ enum Edit {
         // "no document" so that it can never become a `null` body.
         return changed == .object(start) && !options.create ? Optional<JSONValue>.none : changed
     }
-}
-
-extension String {
-    /// `books/b-7` as a file name: `books-b-7`.
-    fileprivate var replacingSlashes: String { String(map { $0 == "/" ? "-" : $0 }) }
 }

@@ -45,6 +45,7 @@ enum Get {
             answer = options.path.isDocument
                 ? .document(try fetcher.document(options.path, cachedETag: cached?.etag))
                 : .collection(try fetcher.collection(options.path))
+            BookSchemaRefresh.ifStale(fetcher.api, store: store, now: context.now().secondsSince1970)
         } catch {
             guard options.freshness != .fresh, let before else { throw error }
             return try fallBack(to: before, after: error, context)

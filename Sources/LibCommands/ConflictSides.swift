@@ -1,0 +1,88 @@
+import LibCLI
+import LibJSON
+import LibSync
+
+/// The write that waits (a conflict or a rejection) and the writes of the
+/// same path queued after it, made on top of it.
+struct Write {
+    let path: ResourcePath
+    let item: OutboxItem
+    let later: [OutboxItem]
+
+    var key: String { path.description }
+    var isConflict: Bool { item.status == .conflict }
+
+    /// "1 write" or "3 writes (2 made on top of it)".
+    var droppedPhrase: String {
+        let total = Wording.writes(1 + later.count)
+        return later.isEmpty ? total : "\(total) (\(later.count) made on top of it)"
+    }
+}
+
+/// The three versions of a conflicting document: nil `mine` is a delete,
+/// nil `theirs` a document the server no longer has, nil `base` a create.
+struct Sides {
+    let base: JSONObject?
+    let mine: JSONObject?
+    let theirs: JSONObject?
+
+    init(_ item: OutboxItem) throws {
+        base = try Self.object(item.baseBody, item.path, "the copy your change was based on")
+        mine = item.method == .delete ? nil : try Self.object(item.body, item.path, "your version")
+        theirs = try Self.object(item.theirsBody, item.path, "the server's version")
+    }
+
+    static func object(_ text: String?, _ path: String, _ what: String) throws -> JSONObject? {
+        guard let text else { return nil }
+        let parsed = Result { () throws(JSONSyntaxError) in try JSONParser.parse(text) }
+        guard case .success(let value) = parsed, let object = value.objectValue else {
+            throw CommandFailure("The stored copy of \(what) of \(path) is not a JSON object; use --theirs --whole or --discard.")
+        }
+        return object
+    }
+
+    /// The field-level merge when both sides still have the document.
+    func fieldMerge(clashesTake side: FieldMerge.Side) -> FieldMerge? {
+        guard let mine, let theirs else { return nil }
+        return FieldMerge(base: base ?? JSONObject(), mine: mine, theirs: theirs, clashesTake: side)
+    }
+
+    /// What a three-way merge makes of them.
+    enum Merged {
+        /// A document to send (with the field-level details).
+        case document(FieldMerge)
+        /// Both sides delete it, or the server's copy is what mine would make: nothing to send.
+        case theirs
+        /// Delete the server's copy (mine deletes, theirs did not change it).
+        case delete
+        /// Cannot be merged: the sentence says why.
+        case clash(String)
+    }
+
+    func merged(_ key: String) -> Merged {
+        switch (mine, theirs) {
+        case (nil, nil):
+            return .theirs
+        case (nil, let theirs?):
+            return theirs == base ? .delete
+                : .clash("\(key) was deleted here and changed on the server: use --mine, --theirs or --edit")
+        case (let mine?, nil):
+            return base != nil && mine == base ? .theirs
+                : .clash("\(key) was changed here and deleted on the server: use --mine, --theirs or --edit")
+        case (let mine?, let theirs?):
+            let merge = FieldMerge(base: base ?? JSONObject(), mine: mine, theirs: theirs)
+            guard merge.isClean else {
+                let names = merge.clashes.joinedAsList()
+                let verb = merge.clashes.count == 1 ? "was" : "were"
+                return .clash("\(names) \(verb) changed on both sides: use --mine, --theirs or --edit")
+            }
+            return .document(merge)
+        }
+    }
+}
+
+extension String {
+    func padding(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}

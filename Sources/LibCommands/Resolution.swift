@@ -1,0 +1,394 @@
+import LibCLI
+import LibJSON
+import LibSync
+
+/// Settles one conflict or rejected write (`lib resolve PATH --…`).
+struct Resolution {
+    let write: Write
+    let store: AccountStore
+    let workspace: AccountWorkspace
+    /// `--yes`: `--whole` may revert without asking.
+    let confirmed: Bool
+
+    var context: CommandContext { workspace.context }
+    var key: String { write.key }
+
+    func say(_ line: String) {
+        guard !context.globalOptions.quiet else { return }
+        context.standardOutput.write(line + "\n")
+        context.standardOutput.flush()
+    }
+
+    // MARK: Showing
+
+    func show() throws -> ExitCode {
+        guard write.isConflict else {
+            var text = "\(key) was rejected by the server for \(workspace.name): \(write.item.problem ?? "no reason given").\n"
+            text += "Your write: " + (write.item.method == .delete ? "delete it" : (write.item.body ?? "")) + "\n"
+            if !write.later.isEmpty {
+                text += "\(Wording.writes(write.later.count).capitalizedFirst) of \(key) made on top of it also \(write.later.count == 1 ? "waits" : "wait").\n"
+            }
+            text += "Run `lib resolve \(key) --edit` to fix it, or `lib resolve \(key) --discard` to drop it.\n"
+            context.standardOutput.write(text)
+            return .attention
+        }
+        let sides = try Sides(write.item)
+        var text = "\(key) is in conflict for \(workspace.name): the server's copy changed after yours was based on it.\n"
+        if sides.mine == nil { text += "Mine deletes it.\n" }
+        if sides.theirs == nil { text += "Theirs: the server no longer has it (deleted).\n" }
+        text += "\n" + table(sides) + "\n"
+        switch sides.merged(key) {
+        case .clash(let why):
+            text += why.capitalizedFirst + ".\n"
+        case .document, .theirs, .delete:
+            text += "No field clashes: run `lib resolve \(key) --merge`, or choose with --mine, --theirs or --edit.\n"
+        }
+        text += "\n" + ResolveChoices(key: key, sides: sides, later: write.later.count).text
+        context.standardOutput.write(text)
+        return .attention
+    }
+
+    /// FIELD | BASE | MINE | THEIRS, a `*` before the fields changed on both sides.
+    func table(_ sides: Sides) -> String {
+        let fields = FieldMerge.fields(sides.base ?? JSONObject(), sides.mine ?? JSONObject(), sides.theirs ?? JSONObject())
+        func cell(_ object: JSONObject?, _ field: String, whenMissing: String) -> String {
+            guard let object else { return whenMissing }
+            guard let value = object[field] else { return "-" }
+            let text = value.serialized()
+            return text.count > 40 ? String(text.prefix(39)) + "…" : text
+        }
+        var rows = [["  FIELD", "BASE", "MINE", "THEIRS"]]
+        var marked = false
+        for field in fields {
+            let clash = FieldMerge.clashes(field, base: sides.base, mine: sides.mine, theirs: sides.theirs)
+            marked = marked || clash
+            rows.append([(clash ? "* " : "  ") + field, cell(sides.base, field, whenMissing: "(none)"),
+                         cell(sides.mine, field, whenMissing: "(deleted)"), cell(sides.theirs, field, whenMissing: "(deleted)")])
+        }
+        let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        var text = ""
+        for row in rows {
+            let line = (0..<4).map { row[$0].padding(to: widths[$0]) }.joined(separator: "  ")
+            text += String(line.reversed().drop(while: { $0 == " " }).reversed()) + "\n"
+        }
+        if marked { text += "* changed on both sides\n" }
+        return text
+    }
+
+    // MARK: Settling, field by field
+
+    func requireConflict(_ option: String) throws {
+        guard write.isConflict else {
+            throw UsageError("\(key) was rejected by the server, not in conflict: \(option) does not apply; use --edit or --discard",
+                             command: "resolve")
+        }
+    }
+
+    /// `--mine`: my values for the clashing fields; every other change of
+    /// both sides kept. A delete against a change is a clash of the whole
+    /// document: mine deletes.
+    func keepMine() throws -> ExitCode {
+        try requireConflict("--mine")
+        let sides = try Sides(write.item)
+        guard let merge = sides.fieldMerge(clashesTake: .mine) else {
+            return try keepMineDocument(sides)
+        }
+        try requeueOverTheirs(body: merge.merged, sides: sides)
+        say("Resolved \(key) for \(workspace.name): \(Self.describe(merge, clashesFrom: .mine)); it will be sent at the next push.")
+        return .success
+    }
+
+    /// `--theirs`: the server's values for the clashing fields; every other
+    /// change of both sides kept.
+    func keepTheirs() throws -> ExitCode {
+        try requireConflict("--theirs")
+        let sides = try Sides(write.item)
+        guard let merge = sides.fieldMerge(clashesTake: .theirs), let theirs = sides.theirs else {
+            try dropMineKeepTheirs()
+            say("Resolved \(key) for \(workspace.name): kept the server's version; dropped \(write.droppedPhrase) of yours.")
+            return .success
+        }
+        if merge.merged == theirs {
+            // Nothing of this write is left to send; the writes made on top
+            // of it go on, carried over onto the server's version.
+            try dropMineKeepingLater(over: theirs, sides: sides)
+            let left = write.later.isEmpty ? "nothing of yours is left to send"
+                : "your \(Wording.writes(write.later.count)) made on top of it will be sent at the next push, without the clashing values"
+            say("Resolved \(key) for \(workspace.name): \(Self.describe(merge, clashesFrom: .theirs)); \(left).")
+            return .success
+        }
+        try requeueOverTheirs(body: merge.merged, sides: sides)
+        say("Resolved \(key) for \(workspace.name): \(Self.describe(merge, clashesFrom: .theirs)); it will be sent at the next push.")
+        return .success
+    }
+
+    /// "your title; kept copies from the server and year from you".
+    static func describe(_ merge: FieldMerge, clashesFrom side: FieldMerge.Side) -> String {
+        var parts: [String] = []
+        if !merge.clashes.isEmpty { parts.append((side == .mine ? "your " : "the server's ") + merge.clashes.joinedAsList()) }
+        var kept: [String] = []
+        if !merge.fromTheirs.isEmpty { kept.append(merge.fromTheirs.joinedAsList() + " from the server") }
+        if !merge.fromMine.isEmpty { kept.append(merge.fromMine.joinedAsList() + " from you") }
+        if !kept.isEmpty { parts.append("kept " + kept.joined(separator: " and ")) }
+        return parts.isEmpty ? "nothing clashed" : parts.joined(separator: "; ")
+    }
+
+    /// Mine deletes it, or the server deleted it: the document is the clash.
+    private func keepMineDocument(_ sides: Sides) throws -> ExitCode {
+        if sides.mine == nil && sides.theirs == nil {
+            try dropBecauseAlreadyDeleted()
+            say("Resolved \(key) for \(workspace.name): the server had already deleted it; nothing to send.")
+            return .success
+        }
+        try requeueOverTheirs(body: sides.mine, sides: sides)
+        say(sides.mine == nil
+            ? "Resolved \(key) for \(workspace.name): your delete will be sent at the next push."
+            : "Resolved \(key) for \(workspace.name): the server had deleted it; your version will create it again at the next push.")
+        return .success
+    }
+
+    // MARK: Settling, whole document
+
+    /// `--mine --whole`: my document as it is, over theirs.
+    func keepWholeMine() throws -> ExitCode {
+        try requireConflict("--mine --whole")
+        let sides = try Sides(write.item)
+        let reverted = sides.fieldMerge(clashesTake: .mine)?.fromTheirs ?? []
+        guard try confirmReverting(reverted, side: "the server", option: "--mine --whole", instead: "--mine") else { return .failure }
+        if sides.mine == nil && sides.theirs == nil {
+            try dropBecauseAlreadyDeleted()
+            say("Resolved \(key) for \(workspace.name): the server had already deleted it; nothing to send.")
+            return .success
+        }
+        try requeueOverTheirs(body: sides.mine, sides: sides, replayLater: false)
+        let what = reverted.isEmpty ? "" : "; it reverts \(reverted.joinedAsList()) (changed on the server)"
+        say("Resolved \(key) for \(workspace.name): your whole version will be sent at the next push\(what).")
+        return .success
+    }
+
+    /// `--theirs --whole`: the server's document as it is; all of mine dropped.
+    func keepWholeTheirs() throws -> ExitCode {
+        try requireConflict("--theirs --whole")
+        let sides = try Sides(write.item)
+        // Mine as this device shows it: with the writes made on top of it.
+        let newest = try write.later.last.map { $0.method == .delete ? nil : try Sides.object($0.body, key, "a later write") } ?? sides.mine
+        var reverted: [String] = []
+        if let newest, let theirs = sides.theirs {
+            reverted = FieldMerge(base: sides.base ?? JSONObject(), mine: newest, theirs: theirs, clashesTake: .theirs).fromMine
+        }
+        guard try confirmReverting(reverted, side: "you", option: "--theirs --whole", instead: "--theirs") else { return .failure }
+        try dropMineKeepTheirs()
+        let what = reverted.isEmpty ? "" : " (it reverts your change to \(reverted.joinedAsList()))"
+        say("Resolved \(key) for \(workspace.name): kept the server's whole version; dropped \(write.droppedPhrase) of yours\(what).")
+        return .success
+    }
+
+    /// Says which fields the whole-document choice reverts and asks on a
+    /// terminal; off a terminal it needs --yes. False when the user said no.
+    private func confirmReverting(_ fields: [String], side: String, option: String, instead: String) throws -> Bool {
+        guard !fields.isEmpty, !confirmed else { return true }
+        let sentence = "\(option) reverts \(fields.joinedAsList()) (changed by \(side) alone)"
+        guard context.standardInput.isTerminal else {
+            throw UsageError("\(sentence): add --yes to confirm, or use \(instead) to keep \(fields.count == 1 ? "that change" : "those changes")",
+                             command: "resolve")
+        }
+        context.standardOutput.flush()
+        guard TerminalPrompt.confirm("\(sentence.capitalizedFirst) for \(key). Go on?", defaultYes: false) else {
+            context.standardError.write("Nothing changed; \(key) still waits for a decision (\(workspace.name)).\n")
+            return false
+        }
+        return true
+    }
+
+    // MARK: Merge, edit, discard
+
+    func merge() throws -> ExitCode {
+        try requireConflict("--merge")
+        let sides = try Sides(write.item)
+        switch sides.merged(key) {
+        case .clash(let why):
+            context.standardError.write("\(ProgramInfo.name): \(why.capitalizedFirst).\n")
+            return .attention
+        case .theirs:
+            if sides.mine == nil {
+                try dropBecauseAlreadyDeleted()
+                say("Resolved \(key) for \(workspace.name): the server had already deleted it; nothing to send.")
+            } else {
+                try dropMineKeepTheirs()
+                say("Resolved \(key) for \(workspace.name): the server had deleted it and you had not changed it; dropped \(write.droppedPhrase).")
+            }
+            return .success
+        case .delete:
+            try requeueOverTheirs(body: nil, sides: sides)
+            say("Resolved \(key) for \(workspace.name) (merged): your delete will be sent at the next push.")
+            return .success
+        case .document(let merge):
+            if merge.fromMine.isEmpty && write.later.isEmpty && merge.merged == sides.theirs {
+                try dropMineKeepTheirs()
+                say("Resolved \(key) for \(workspace.name) (merged): the server already has your changes; nothing to send.")
+                return .success
+            }
+            try requeueOverTheirs(body: merge.merged, sides: sides)
+            var sources: [String] = []
+            if !merge.fromTheirs.isEmpty { sources.append(merge.fromTheirs.joinedAsList() + " from the server") }
+            if !merge.fromMine.isEmpty { sources.append(merge.fromMine.joinedAsList() + " from you") }
+            let detail = sources.isEmpty ? "" : " (" + sources.joined(separator: "; ") + ")"
+            say("Resolved \(key) for \(workspace.name): merged\(detail); it will be sent at the next push.")
+            return .success
+        }
+    }
+
+    func edit() throws -> ExitCode {
+        let id = write.path.id ?? ""
+        var start: JSONObject
+        var notes = ["Resolving \(key) for \(workspace.name)."]
+        var sides: Sides?
+        if write.isConflict {
+            let known = try Sides(write.item)
+            sides = known
+            switch (known.mine, known.theirs) {
+            case (let mine?, let theirs?):
+                let merge = FieldMerge(base: known.base ?? JSONObject(), mine: mine, theirs: theirs)
+                start = ClashMarkers.marked(merge, mine: mine, theirs: theirs)
+                if !merge.clashes.isEmpty {
+                    notes.append("Changed on both sides: \(merge.clashes.joined(separator: ", ")). Each shows both values,")
+                    notes.append("{\"\(ClashMarkers.mine)\": yours, \"\(ClashMarkers.theirs)\": the server's} (null: that side removes it);")
+                    notes.append("replace each with the value to keep. The file cannot be saved while a marker is left.")
+                }
+            case (nil, let theirs?):
+                start = theirs
+                notes.append("You deleted it; this is the server's version.")
+            case (let mine?, nil):
+                start = mine
+                notes.append("The server deleted it; this is your version, to create it again.")
+            case (nil, nil):
+                start = JSONObject([("id", .string(id))])
+                notes.append("Both sides deleted it; saving a document creates it again.")
+            }
+        } else {
+            let known = try Sides(write.item)
+            start = known.mine ?? known.base ?? JSONObject([("id", .string(id))])
+            notes.append("The server rejected it: \(write.item.problem ?? "no reason given").")
+        }
+        notes.append(DocumentEditor.commentRule)
+        let rules = try BookRules.forAccount(store)
+        let editor = DocumentEditor(environment: context.environment, introduction: notes, validate: { document in
+            let markers = ClashMarkers.problems(in: document)
+            return markers.isEmpty ? rules.problems(in: document, id: id) : markers
+        })
+        context.standardOutput.flush()
+        guard let edited = try editor.edit(.object(start), fileName: DocumentEditor.fileName(for: key)),
+              let document = edited.objectValue else {
+            context.standardError.write("\(ProgramInfo.name): Nothing changed; \(key) still waits for a decision (\(workspace.name)).\n")
+            return .attention
+        }
+        if let sides {
+            try requeueOverTheirs(body: document, sides: sides)
+        } else {
+            try store.outbox.requeue(seq: write.item.seq, body: edited.serialized(), method: .put,
+                                     ifMatch: write.item.ifMatch, createOnly: write.item.createOnly)
+        }
+        say("Resolved \(key) for \(workspace.name): your edited version will be sent at the next push.")
+        return .success
+    }
+
+    func discard() throws -> ExitCode {
+        try store.database.write { _ in
+            for item in [write.item] + write.later { try store.outbox.remove(seq: item.seq) }
+        }
+        say("Resolved \(key) for \(workspace.name): discarded \(write.droppedPhrase).")
+        return .success
+    }
+
+    // MARK: Outbox changes
+
+    /// Puts the write back in line over the server's version: If-Match its
+    /// ETag, or a create when the server no longer has it; nil `body` is a
+    /// delete. The cache takes the server's version, the latest this device
+    /// knows of. The writes made on top of mine are carried over onto the
+    /// new body, field by field (`replayLater`), so that they do not bring
+    /// back what the settlement took from the server.
+    func requeueOverTheirs(body: JSONObject?, sides: Sides, replayLater: Bool = true) throws {
+        let item = write.item
+        let text = body.map { JSONValue.object($0).serialized() }
+        let method: OutboxItem.Method = body == nil ? .delete : .put
+        try store.database.write { _ in
+            if sides.theirs == nil {
+                try store.outbox.requeue(seq: item.seq, body: text, method: .put, ifMatch: nil, createOnly: true)
+                try store.cache.forget(key)
+            } else {
+                guard let etag = item.theirsETag, let theirsBody = item.theirsBody else {
+                    throw CommandFailure("The server's answer for \(key) had no ETag: run `lib get \(key)` while online, then `lib resolve \(key) --edit`.")
+                }
+                try store.outbox.requeue(seq: item.seq, body: text, method: method, ifMatch: etag, createOnly: false)
+                try store.cache.save(key, body: theirsBody, etag: etag, at: UnixClock.now())
+            }
+            if replayLater { try replayLaterWrites(from: sides.mine, onto: body) }
+        }
+    }
+
+    /// Each later write of the path changed some fields of the version under
+    /// it; the same changes are made again on top of the settled body.
+    /// `firstIfMatch`: the first later write now goes straight over the
+    /// server's version (the one under it was dropped).
+    private func replayLaterWrites(from mine: JSONObject?, onto settled: JSONObject?, firstIfMatch: String? = nil) throws {
+        var under = mine
+        var result = settled
+        for (index, later) in write.later.enumerated() {
+            let laterDocument = later.method == .delete ? nil : try Sides.object(later.body, key, "a later write")
+            switch (under, laterDocument, result) {
+            case (let old?, let new?, let current?):
+                result = FieldMerge.replaying(from: old, to: new, onto: current)
+            default:
+                result = laterDocument
+            }
+            under = laterDocument
+            let ifMatch = index == 0 && firstIfMatch != nil ? firstIfMatch : later.ifMatch
+            if result != laterDocument || ifMatch != later.ifMatch {
+                try store.outbox.requeue(seq: later.seq, body: result.map { JSONValue.object($0).serialized() },
+                                         method: result == nil ? .delete : .put, ifMatch: ifMatch,
+                                         createOnly: index == 0 && firstIfMatch != nil ? false : later.createOnly)
+            }
+        }
+    }
+
+    /// Drops the write but not those made on top of it: the first of them
+    /// goes over the server's version (If-Match its ETag), each carried over
+    /// field by field.
+    private func dropMineKeepingLater(over theirs: JSONObject, sides: Sides) throws {
+        guard !write.later.isEmpty else { return try dropMineKeepTheirs() }
+        guard let etag = write.item.theirsETag, let theirsBody = write.item.theirsBody else {
+            throw CommandFailure("The server's answer for \(key) had no ETag: run `lib get \(key)` while online, then `lib resolve \(key) --edit`.")
+        }
+        try store.database.write { _ in
+            try store.outbox.remove(seq: write.item.seq)
+            try store.cache.save(key, body: theirsBody, etag: etag, at: UnixClock.now())
+            try replayLaterWrites(from: sides.mine, onto: theirs, firstIfMatch: etag)
+        }
+    }
+
+    /// Drops the write and those made on top of it; the cache takes theirs.
+    func dropMineKeepTheirs() throws {
+        let item = write.item
+        try store.database.write { _ in
+            for dropped in [item] + write.later { try store.outbox.remove(seq: dropped.seq) }
+            if let body = item.theirsBody {
+                try store.cache.save(key, body: body, etag: item.theirsETag, at: UnixClock.now())
+            } else {
+                try store.cache.forget(key)
+            }
+        }
+    }
+
+    /// Mine deletes what the server already deleted: drop it; the next write
+    /// of the path, if any, becomes a create.
+    func dropBecauseAlreadyDeleted() throws {
+        try store.database.write { _ in
+            try store.outbox.remove(seq: write.item.seq)
+            try store.cache.forget(key)
+            if let next = write.later.first {
+                try store.outbox.requeue(seq: next.seq, body: next.body, method: next.method, ifMatch: nil, createOnly: true)
+            }
+        }
+    }
+}
