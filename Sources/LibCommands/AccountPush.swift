@@ -78,6 +78,7 @@ struct AccountPush {
 
         let token = try workspace.token()
         var sender = HTTPWriteSender(api: workspace.api(token: token), deadline: deadline)
+        sender.rules = try BookRules.forAccount(store)
         var backoff = RetryBackoff()
         var tally = Tally()
         while true {

@@ -11,11 +11,14 @@ import LibSync
 struct BookRules {
     let schema: BookSchema
 
+    /// The built-in rules (`BuiltInBookSchema`).
+    static let builtIn = BookRules(schema: BuiltInBookSchema.schema)
+
     /// The account's stored schema; the built-in one when none was fetched
     /// yet or the stored text cannot be applied.
     static func forAccount(_ store: AccountStore) throws -> BookRules {
         guard let stored = try store.cache.bookSchema(), let schema = try? BookSchema(text: stored.text) else {
-            return BookRules(schema: BuiltInBookSchema.schema)
+            return builtIn
         }
         return BookRules(schema: schema)
     }

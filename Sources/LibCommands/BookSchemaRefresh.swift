@@ -2,9 +2,9 @@ import LibBookSchema
 import LibSync
 
 /// Keeps the account's copy of the server's book schema current, riding on
-/// reads: after a read that reached the server, a conditional
-/// `GET /v1/schemas/book` when the copy is missing or older than
-/// `maximumAge`. Best effort: a failure here never fails the read, and the
+/// reads: before a read, a conditional `GET /v1/schemas/book` on the same
+/// connection when the copy is missing or older than `maximumAge` (so
+/// that the answer is checked with the server's own rules). Best effort: a failure here never fails the read, and the
 /// copy (or the built-in schema) stays in use.
 enum BookSchemaRefresh {
     /// Ten minutes: a server's schema changes with a restart, rarely.

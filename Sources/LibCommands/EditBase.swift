@@ -40,8 +40,9 @@ struct EditBase {
         let answer: ResourceFetcher.DocumentAnswer
         do {
             let api = workspace.api(token: try workspace.token())
-            answer = try ResourceFetcher(api: api, workspace: workspace).document(path, cachedETag: nil)
             BookSchemaRefresh.ifStale(api, store: store, now: workspace.context.now().secondsSince1970)
+            answer = try ResourceFetcher(api: api, workspace: workspace, rules: try BookRules.forAccount(store))
+                .document(path, cachedETag: nil)
         } catch let failure as CommandFailure {
             throw CommandFailure("\(key) is not on this device yet and couldn't be fetched: \(failure.message) Run `lib get \(key)` while online, then edit it.",
                                  exitCode: failure.exitCode)

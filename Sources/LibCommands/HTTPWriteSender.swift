@@ -23,6 +23,8 @@ struct HTTPWriteSender: WriteSender {
     private(set) var lastFailure: TransportFailure?
     /// Whether the last pass stopped because the deadline had passed.
     private(set) var ranOutOfTime = false
+    /// What a returned book is checked with: the account's book schema.
+    var rules = BookRules.builtIn
 
     init(api: ServerAPI, deadline: Double?) {
         var api = api
@@ -66,7 +68,7 @@ struct HTTPWriteSender: WriteSender {
     mutating func outcome(of response: HTTPResponse, for item: OutboxItem) -> WriteOutcome {
         let settles = (200...299).contains(response.status) || ((400...499).contains(response.status)
             && ![401, 409, 429].contains(response.status))
-        if settles, let doubt = Self.doubt(about: response, for: item) {
+        if settles, let doubt = Self.doubt(about: response, for: item, rules: rules) {
             return temporary(TransportFailure(kind: .notFromLibraryServer(seen: doubt), endpoint: api.endpoint,
                                               proxy: response.proxy))
         }
@@ -99,7 +101,7 @@ struct HTTPWriteSender: WriteSender {
 
     /// What keeps an answer that would settle `item` from proving it came
     /// from the library server, or nil when it does prove it.
-    static func doubt(about response: HTTPResponse, for item: OutboxItem) -> String? {
+    static func doubt(about response: HTTPResponse, for item: OutboxItem, rules: BookRules) -> String? {
         guard response.headers["Idempotency-Key"] == item.idempotencyKey else {
             return "\(response.seen) without this write's Idempotency-Key"
         }
@@ -108,7 +110,7 @@ struct HTTPWriteSender: WriteSender {
         guard response.mediaType == "application/json" else { return "\(response.seen) where a book was expected" }
         guard let etag = response.headers["ETag"], !etag.isEmpty else { return "\(response.status) JSON without an ETag" }
         let id = String(item.path.split(separator: "/").last ?? "")
-        return ServedBook.problem(in: response.body, id: id).map { "\(response.status) with \($0)" }
+        return ServedBook.problem(in: response.body, id: id, rules: rules).map { "\(response.status) with \($0)" }
     }
 
     private mutating func temporary(_ failure: TransportFailure) -> WriteOutcome {

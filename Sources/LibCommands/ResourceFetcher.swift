@@ -27,6 +27,8 @@ struct ResourceFetcher {
 
     let api: ServerAPI
     let workspace: AccountWorkspace
+    /// What a served book is checked with: the account's book schema.
+    var rules = BookRules.builtIn
 
     /// Members asked for per page: the server's maximum, so that a large
     /// collection takes few round trips.
@@ -44,7 +46,7 @@ struct ResourceFetcher {
             // Checked, then kept as the server sent it: what is shown offline
             // is byte for byte what was received.
             guard answer.mediaType == "application/json" else { throw notFromServer(answer.seen + " where a book was expected") }
-            if let problem = ServedBook.problem(in: answer.body, id: path.id ?? "") { throw notFromServer("200 with \(problem)") }
+            if let problem = ServedBook.problem(in: answer.body, id: path.id ?? "", rules: rules) { throw notFromServer("200 with \(problem)") }
             guard let etag = answer.headers["ETag"], !etag.isEmpty else { throw notFromServer("200 JSON without an ETag") }
             return .fresh(body: String(decoding: answer.body, as: UTF8.self), etag: etag)
         case 404:
@@ -91,7 +93,7 @@ struct ResourceFetcher {
                 }
                 document["etag"] = nil
                 let book = JSONValue.object(document)
-                if let problem = ServedBook.problem(in: book, id: id) { throw notFromServer("a list with \(problem)") }
+                if let problem = ServedBook.problem(in: book, id: id, rules: rules) { throw notFromServer("a list with \(problem)") }
                 members.append((path.collection + "/" + id, book.serialized(), etag))
             }
             let next = page["next"]?.stringValue

@@ -41,11 +41,11 @@ enum Get {
             let budget = options.timeout ?? (before != nil && options.freshness == .preferFresh ? Self.budgetWithCopy : nil)
             var api = workspace.api(token: try workspace.token(), timeout: budget)
             api.deadline = budget.map { MonotonicClock.now() + $0 }
-            let fetcher = ResourceFetcher(api: api, workspace: workspace)
+            BookSchemaRefresh.ifStale(api, store: store, now: context.now().secondsSince1970)
+            let fetcher = ResourceFetcher(api: api, workspace: workspace, rules: try BookRules.forAccount(store))
             answer = options.path.isDocument
                 ? .document(try fetcher.document(options.path, cachedETag: cached?.etag))
                 : .collection(try fetcher.collection(options.path))
-            BookSchemaRefresh.ifStale(fetcher.api, store: store, now: context.now().secondsSince1970)
         } catch {
             guard options.freshness != .fresh, let before else { throw error }
             return try fallBack(to: before, after: error, context)
