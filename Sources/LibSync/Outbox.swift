@@ -111,21 +111,47 @@ public struct Outbox {
     /// the server's document (or forgets a deleted one), and the next write
     /// of the same path gets the new ETag as its precondition.
     public func recordSuccess(seq: Int64, document: String?, etag: String?, now: UnixSeconds = UnixClock.now()) throws {
+        try db.write { db in try Self.recordSuccess(db, seq: seq, document: document, etag: etag, now: now) }
+    }
+
+    static func recordSuccess(_ db: Database, seq: Int64, document: String?, etag: String?, now: UnixSeconds) throws {
+        guard let item = try Self.items(db, "WHERE seq = ?1", [.integer(seq)]).first else { return }
+        try db.run("DELETE FROM outbox WHERE seq = ?1", [.integer(seq)])
+        let cache = Cache(db: db)
+        if item.method == .delete {
+            try cache.forget(item.path)
+        } else if let body = document ?? item.body {
+            try cache.save(item.path, body: body, etag: etag, at: now)
+        }
+        if let next = try db.scalar("SELECT seq FROM outbox WHERE path = ?1 AND seq > ?2 ORDER BY seq LIMIT 1",
+                                    [.text(item.path), .integer(seq)])?.integer {
+            let chained = Precondition.after(item.method, etag: etag)
+            try db.run("UPDATE outbox SET if_match = ?2, create_only = ?3 WHERE seq = ?1",
+                       [.integer(next), SQLValue(chained.ifMatch), SQLValue(chained.createOnly)])
+        }
+    }
+
+    /// Records a push's answers, in the order they came, in one transaction
+    /// (one commit, so one fsync, for the whole batch), and with them the
+    /// failure that stopped the pass, if any.
+    public func record(_ answers: [WriteAnswer], failure: (seq: Int64, error: String)? = nil,
+                       now: UnixSeconds = UnixClock.now()) throws {
+        guard !answers.isEmpty || failure != nil else { return }
         try db.write { db in
-            guard let item = try Self.items(db, "WHERE seq = ?1", [.integer(seq)]).first else { return }
-            try db.run("DELETE FROM outbox WHERE seq = ?1", [.integer(seq)])
-            let cache = Cache(db: db)
-            if item.method == .delete {
-                try cache.forget(item.path)
-            } else if let body = document ?? item.body {
-                try cache.save(item.path, body: body, etag: etag, at: now)
+            let outbox = Outbox(db: db)
+            for answer in answers {
+                switch answer.outcome {
+                case .applied(let document, let etag):
+                    try Self.recordSuccess(db, seq: answer.seq, document: document, etag: etag, now: now)
+                case .conflict(let theirs, let etag):
+                    try outbox.recordConflict(seq: answer.seq, theirsBody: theirs, theirsETag: etag, now: now)
+                case .rejected(let problem):
+                    try outbox.recordRejection(seq: answer.seq, problem: problem, now: now)
+                case .unauthorized, .temporary:
+                    break  // the pass stops at these: they come as `failure`
+                }
             }
-            if let next = try Self.items(db, "WHERE path = ?1 AND seq > ?2 ORDER BY seq LIMIT 1",
-                                         [.text(item.path), .integer(seq)]).first {
-                let afterDelete = item.method == .delete
-                try db.run("UPDATE outbox SET if_match = ?2, create_only = ?3 WHERE seq = ?1",
-                           [.integer(next.seq), afterDelete ? .null : SQLValue(etag), SQLValue(afterDelete)])
-            }
+            if let failure { try outbox.recordFailure(seq: failure.seq, error: failure.error, now: now) }
         }
     }
 

@@ -87,6 +87,86 @@ struct ScriptedSender: WriteSender {
         #expect(try store.outbox.all().map(\.path) == ["books/b-2"])
     }
 
+    /// Puts a write of `path` behind an attempted one, as a later edit does
+    /// while the first is in flight.
+    func enqueueBehind(_ path: String, _ title: String) throws {
+        try enqueue(path, title)
+        let items = try store.outbox.items(for: path)
+        try store.outbox.markAttempted(seq: try #require(items.last).seq)
+        try enqueue(path, title + "2")
+    }
+
+    @Test func answersAreRecordedInBatchesAndAtTheEnd() throws {
+        for i in 0..<7 { try enqueue("books/b-\(i)", "T\(i)") }
+        let reader = try AccountStore(path: dir.file("store.sqlite"))
+        var onDisk: [Int] = []
+        var sender = ScriptedSender(answers: [])
+        sender.onSend = { _ in onDisk.append((try? reader.outbox.counts().pending) ?? -1) }
+        let report = try PushRun(store: store, generation: 0, recordEvery: 3, orEvery: 3600).run(with: &sender)
+        #expect(report.applied == 7)
+        #expect(onDisk == [7, 7, 7, 4, 4, 4, 1], "one transaction per 3 answers")
+        #expect(try store.outbox.all().isEmpty, "the last, partial batch is recorded before the pass returns")
+        #expect(try store.cache.document(at: "books/b-6")?.etag == "\"e7\"")
+    }
+
+    @Test func aLaterWriteCarriesTheETagOfAnAnswerNotYetRecorded() throws {
+        try enqueueBehind("books/b-1", "A")
+        try enqueue("books/b-2", "B")
+        try store.outbox.enqueue(.init(path: "books/b-2", method: .delete, body: nil, baseBody: nil, baseETag: nil))
+        let b2 = try store.outbox.items(for: "books/b-2")
+        try store.outbox.markAttempted(seq: b2[0].seq)
+        #expect(b2.count == 1, "the delete merged into the unsent put")
+        try store.outbox.enqueue(.init(path: "books/b-2", method: .put, body: #"{"title":"again"}"#, baseBody: nil, baseETag: nil))
+        let reader = try AccountStore(path: dir.file("store.sqlite"))
+        var sender = ScriptedSender(answers: [])
+        var recorded: [Int] = []
+        sender.onSend = { _ in recorded.append((try? reader.outbox.counts().pending) ?? -1) }
+        _ = try PushRun(store: store, generation: 0, recordEvery: 100, orEvery: 3600).run(with: &sender)
+        #expect(recorded == [4, 4, 4, 4], "nothing recorded during the pass")
+        #expect(sender.sent.map(\.path) == ["books/b-1", "books/b-1", "books/b-2", "books/b-2"])
+        #expect(sender.sent.map(\.ifMatch) == ["\"1\"", "\"e1\"", "\"1\"", nil])
+        #expect(sender.sent.map(\.createOnly) == [false, false, false, true], "after a delete, the next write creates")
+        #expect(try store.outbox.all().isEmpty)
+    }
+
+    @Test func aConflictNotYetRecordedHoldsItsPath() throws {
+        try enqueueBehind("books/b-1", "A")
+        try enqueue("books/b-2", "B")
+        var sender = ScriptedSender(answers: [.conflict(theirs: #"{"title":"T"}"#, etag: "\"9\""),
+                                              .rejected(problem: "no"), .applied(document: nil, etag: "\"3\"")])
+        try enqueue("books/b-3", "C")
+        let report = try PushRun(store: store, generation: 0, recordEvery: 100, orEvery: 3600).run(with: &sender)
+        #expect(sender.sent.map(\.path) == ["books/b-1", "books/b-2", "books/b-3"])
+        #expect(report.conflicts == ["books/b-1"] && report.rejected == ["books/b-2"] && report.applied == 1)
+        let items = try store.outbox.all()
+        #expect(items.map(\.status) == [.conflict, .pending, .rejected])
+        #expect(items[0].theirsETag == "\"9\"")
+    }
+
+    @Test func aStopRecordsTheAnswersBeforeIt() throws {
+        try enqueueBehind("books/b-1", "A")
+        try enqueue("books/b-2", "B")
+        var sender = ScriptedSender(answers: [.applied(document: #"{"title":"A"}"#, etag: "\"7\""),
+                                              .temporary(reason: "connection reset", retryAfter: nil)])
+        let report = try PushRun(store: store, generation: 0, recordEvery: 100, orEvery: 3600).run(with: &sender)
+        #expect(report.applied == 1)
+        #expect(report.stop == .temporary(reason: "connection reset", retryAfter: nil))
+        let items = try store.outbox.all()
+        #expect(items.map(\.path) == ["books/b-1", "books/b-2"], "order kept")
+        #expect(items[0].ifMatch == "\"7\"" && items[0].lastError == "connection reset")
+        #expect(try store.cache.document(at: "books/b-1")?.etag == "\"7\"")
+    }
+
+    @Test func loggingOutRecordsTheAnswersAndSendsNothingMore() throws {
+        for i in 0..<4 { try enqueue("books/b-\(i)", "T\(i)") }
+        let otherProcess = try AccountStore(path: dir.file("store.sqlite"))
+        var sender = ScriptedSender(answers: [])
+        sender.onSend = { item in if item.path == "books/b-1" { _ = try? otherProcess.advanceGeneration() } }
+        let report = try PushRun(store: store, generation: 0, recordEvery: 100, orEvery: 3600).run(with: &sender)
+        #expect(report.stop == .loggedOut && report.applied == 2)
+        #expect(try store.outbox.all().map(\.path) == ["books/b-2", "books/b-3"])
+    }
+
     @Test func unauthorizedStops() throws {
         try enqueue("books/b-1", "A")
         try enqueue("books/b-2", "B")

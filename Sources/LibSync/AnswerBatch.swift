@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The server's answer to one outbox item, as a push received it.
+public struct WriteAnswer: Sendable, Equatable {
+    public let seq: Int64
+    public let outcome: WriteOutcome
+
+    public init(seq: Int64, outcome: WriteOutcome) {
+        self.seq = seq
+        self.outcome = outcome
+    }
+}
+
+/// The precondition a write is sent with: `If-Match: ETAG`, or
+/// `If-None-Match: *` for a create.
+public struct Precondition: Sendable, Equatable {
+    public var ifMatch: String?
+    public var createOnly: Bool
+
+    /// What the next write of a path carries once a write of it succeeded
+    /// with `etag`: after a delete the path is gone, so the next is a create.
+    static func after(_ method: OutboxItem.Method, etag: String?) -> Precondition {
+        method == .delete ? Precondition(ifMatch: nil, createOnly: true) : Precondition(ifMatch: etag, createOnly: false)
+    }
+}
+
+/// Answers a push has received but not yet recorded, written to the store
+/// together (one commit, one fsync) once there are `limit.writes` of them or
+/// the oldest has waited `limit.seconds`.
+///
+/// Holding answers in memory is safe because every write carries its
+/// idempotency key: after a crash the next push sends an unrecorded write
+/// again with the same key and the server replays the answer it recorded,
+/// applying nothing twice. Until they are recorded, the batch also answers
+/// for them: the precondition a later write of the same path must carry
+/// (the ETag the previous answer returned), and the paths a 412 or a
+/// rejection holds back.
+struct AnswerBatch {
+    struct Limit: Sendable {
+        var writes: Int
+        var seconds: Double
+    }
+
+    let limit: Limit
+    private(set) var answers: [WriteAnswer] = []
+    private var chained: [String: Precondition] = [:]
+    private var held: Set<String> = []
+    private var oldest: Double?
+
+    init(limit: Limit) { self.limit = limit }
+
+    /// Takes an answer in, with what it means for later writes of its path.
+    mutating func add(_ answer: WriteAnswer, for item: OutboxItem) {
+        if oldest == nil { oldest = Self.monotonicNow() }
+        answers.append(answer)
+        switch answer.outcome {
+        case .applied(_, let etag): chained[item.path] = .after(item.method, etag: etag)
+        case .conflict, .rejected: held.insert(item.path)
+        case .unauthorized, .temporary: break
+        }
+    }
+
+    /// Whether a 412 or a rejection not yet recorded holds this path back.
+    func holds(_ path: String) -> Bool { held.contains(path) }
+
+    /// The item as it must be sent: with the precondition the previous
+    /// write of its path earned, when that answer is still in memory.
+    func prepared(_ item: OutboxItem) -> OutboxItem {
+        guard let precondition = chained[item.path] else { return item }
+        return item.with(precondition)
+    }
+
+    var isDue: Bool {
+        guard let oldest else { return false }
+        return answers.count >= limit.writes || Self.monotonicNow() - oldest >= limit.seconds
+    }
+
+    /// Once recorded, the store says all the batch knew.
+    mutating func clear() {
+        answers.removeAll(keepingCapacity: true)
+        chained.removeAll(keepingCapacity: true)
+        held.removeAll(keepingCapacity: true)
+        oldest = nil
+    }
+
+    private static func monotonicNow() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+
+extension OutboxItem {
+    func with(_ precondition: Precondition) -> OutboxItem {
+        OutboxItem(seq: seq, path: path, method: method, createOnly: precondition.createOnly, body: body,
+                   baseBody: baseBody, baseETag: baseETag, ifMatch: precondition.ifMatch, idempotencyKey: idempotencyKey,
+                   status: status, attempts: attempts, lastError: lastError, theirsBody: theirsBody,
+                   theirsETag: theirsETag, problem: problem, createdAt: createdAt)
+    }
+}
