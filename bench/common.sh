@@ -4,19 +4,54 @@
 
 bench_work=$(mktemp -d /tmp/lib-bench.XXXXXX)
 bench_server_pid=""
+bench_pg_stop=""
 bench_cleanup() {
   [ -n "$bench_server_pid" ] && kill "$bench_server_pid" 2>/dev/null
+  [ -n "$bench_pg_stop" ] && eval "$bench_pg_stop" >/dev/null 2>&1
   wait 2>/dev/null
   rm -rf "$bench_work"
 }
 trap bench_cleanup EXIT
 
-# Starts lib-server --demo; sets BENCH_URL.
+# Starts lib-server --demo on BENCH_DB (default: a SQLite file in the work
+# directory; a postgresql:// URI for the PostgreSQL store); sets BENCH_URL.
+# Returns non-zero when the server does not start.
 bench_start_server() {
-  "$BIN/lib-server" --db "$bench_work/server.sqlite" --listen 127.0.0.1:0 --demo "$@" > "$bench_work/server.out" &
+  "$BIN/lib-server" --db "${BENCH_DB:-$bench_work/server.sqlite}" --listen 127.0.0.1:0 --demo "$@" \
+    > "$bench_work/server.out" 2> "$bench_work/server.err" &
   bench_server_pid=$!
-  for _ in $(seq 1 200); do [ -s "$bench_work/server.out" ] && break; sleep 0.05; done
+  for _ in $(seq 1 200); do
+    [ -s "$bench_work/server.out" ] && break
+    kill -0 "$bench_server_pid" 2>/dev/null || { bench_server_pid=""; return 1; }
+    sleep 0.05
+  done
   BENCH_URL=$(sed -n '1s/^listening on //p' "$bench_work/server.out")
+  [ -n "$BENCH_URL" ]
+}
+
+bench_stop_server() {
+  [ -n "$bench_server_pid" ] || return 0
+  kill "$bench_server_pid" 2>/dev/null; wait "$bench_server_pid" 2>/dev/null || true
+  bench_server_pid=""
+}
+
+# Starts a private PostgreSQL cluster on a free loopback port (as `nobody`
+# when run as root: PostgreSQL refuses root) with its default durability
+# (fsync on, synchronous commit); sets BENCH_PG_URL. Non-zero when
+# PostgreSQL is not installed.
+bench_start_postgres() {
+  local bin dir port as=()
+  bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+  [ -n "$bin" ] && [ -x "$bin/initdb" ] || return 1
+  dir=$(mktemp -d /tmp/lib-bench-pg.XXXXXX)
+  if [ "$(id -u)" = 0 ]; then chown nobody "$dir"; as=(runuser -u nobody --); fi
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  "${as[@]}" "$bin/initdb" -D "$dir/data" -U lib -A trust > "$dir/initdb.log" 2>&1 || return 1
+  "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir" start > /dev/null || return 1
+  bench_pg_stop="${as[*]} $bin/pg_ctl -D $dir/data -m fast stop; rm -rf $dir"
+  "${as[@]}" "$bin/createdb" -h 127.0.0.1 -p "$port" -U lib lib || return 1
+  BENCH_PG_URL="postgresql://lib@127.0.0.1:$port/lib"
 }
 
 # bench_home DIR: a LIB_HOME signed in as alice on the bench server.

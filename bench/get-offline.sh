@@ -14,7 +14,7 @@ bench_home "$small"; bench_fill "$small" 1000 10
 bench_home "$large"; bench_fill "$large" 100000 10000
 repo=$(bench_git_repo)
 # The server is not needed any more: --offline must not notice it is gone.
-kill "$bench_server_pid"; wait "$bench_server_pid" 2>/dev/null || true; bench_server_pid=""
+bench_stop_server
 
 for home in "$small" "$large"; do
   LIB_HOME="$home" "$BIN/lib" get --offline books/b-7 >/dev/null 2>&1 \

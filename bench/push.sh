@@ -1,59 +1,84 @@
 #!/usr/bin/env bash
-# `lib push` of 1,000 writes over loopback against curl sending the same
-# 1,000 PUTs over one reused connection (rate ratio, budget ≥ 0.5×), and the
-# peak memory of a push of 10,000 writes (budget 64 MB).
+# `lib push` against curl sending the same PUTs over one reused connection
+# to the same lib-server, in the same run: 1,000 and 10,000 queued writes
+# (creates), on the server's SQLite store and, when this lib-server has one,
+# on its PostgreSQL store (a private cluster started here). Budgets: lib's
+# rate ≥ 0.9 × curl's; the push of 10,000 writes under 64 MB RSS.
 # Usage: bench/push.sh BIN_DIR   (inside scripts/with-test-session.sh)
 set -euo pipefail
 BIN=$(cd "${1:-.build/release}" && pwd)
 . "$(dirname "$0")/common.sh"
 
-bench_start_server
-home="$bench_work/home"
-bench_home "$home"
-store=$(ls -d "$home"/data/accounts/*/store.sqlite)
-token=$(curl -s -X POST "$BENCH_URL/v1/sessions" -H 'Content-Type: application/json' \
-  -d '{"username":"alice","password":"alice-demo"}' | sed -n 's/.*"token":"\([^"]*\)".*/\1/p')
-
-# queue_creates PREFIX N: N creates (If-None-Match: *) of new books in lib's outbox.
+# queue_creates STORE PREFIX N: N creates (If-None-Match: *) of new books in lib's outbox.
 queue_creates() {
-  sqlite3 "$store" <<SQL
+  sqlite3 "$1" <<SQL
 BEGIN;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $2)
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $3)
 INSERT INTO outbox (path, method, create_only, body, idempotency_key, created_at, updated_at)
-SELECT 'books/$1-' || i, 'PUT', 1, '{"id":"$1-' || i || '","title":"Bench ' || i || '","copies":1}',
-       '$1-' || i, strftime('%s','now'), strftime('%s','now') FROM n;
+SELECT 'books/$2-' || i, 'PUT', 1, '{"id":"$2-' || i || '","title":"Bench ' || i || '","copies":1}',
+       '$2-' || i, strftime('%s','now'), strftime('%s','now') FROM n;
 COMMIT;
 SQL
 }
 
-# curl_config PREFIX N: the same N creates as one curl config (-K), one connection.
+# curl_config TOKEN PREFIX N: the same N creates as one curl config (-K), one connection.
 curl_config() {
-  for i in $(seq 1 "$2"); do
+  local i
+  for i in $(seq 1 "$3"); do
     [ "$i" = 1 ] || printf 'next\n'
-    printf 'url = "%s/v1/books/%s-%s"\nrequest = "PUT"\noutput = "/dev/null"\n' "$BENCH_URL" "$1" "$i"
-    printf 'header = "Authorization: Bearer %s"\nheader = "Content-Type: application/json"\n' "$token"
-    printf 'header = "If-None-Match: *"\nheader = "Idempotency-Key: %s-%s"\n' "$1" "$i"
-    printf 'data = "{\\"id\\":\\"%s-%s\\",\\"title\\":\\"Bench %s\\",\\"copies\\":1}"\n' "$1" "$i" "$i"
-  done > "$bench_work/$1.curl"
+    printf 'url = "%s/v1/books/%s-%s"\nrequest = "PUT"\noutput = "/dev/null"\nwrite-out = "%%{http_code}\\n"\n' "$BENCH_URL" "$2" "$i"
+    printf 'header = "Authorization: Bearer %s"\nheader = "Content-Type: application/json"\n' "$1"
+    printf 'header = "Accept: application/json"\nheader = "If-None-Match: *"\nheader = "Idempotency-Key: %s-%s"\n' "$2" "$i"
+    printf 'data = "{\\"id\\":\\"%s-%s\\",\\"title\\":\\"Bench %s\\",\\"copies\\":1}"\n' "$2" "$i" "$i"
+  done > "$bench_work/$2.curl"
 }
 
-seconds() { python3 -c 'import time; print(time.monotonic())'; }
-lib_times=() curl_times=()
-for run in 1 2 3 4 5; do
-  queue_creates "l$run" 1000
-  curl_config "c$run" 1000
-  start=$(seconds); LIB_HOME="$home" "$BIN/lib" -q push; end=$(seconds)
-  lib_times+=("$(python3 -c "print($end - $start)")")
-  start=$(seconds); curl -s -K "$bench_work/c$run.curl"; end=$(seconds)
-  curl_times+=("$(python3 -c "print($end - $start)")")
-done
-median() { printf '%s\n' "$@" | sort -g | sed -n '3p'; }
-lib_t=$(median "${lib_times[@]}") curl_t=$(median "${curl_times[@]}")
-written=$(sqlite3 "$bench_work/server.sqlite" "SELECT count(*) FROM books WHERE id LIKE 'l%' OR id LIKE 'c%'")
-echo "push of 1,000 writes: lib $(python3 -c "print(f'{1000/$lib_t:.0f}')") writes/s, curl $(python3 -c "print(f'{1000/$curl_t:.0f}')") PUTs/s (median of 5; $written books written)"
-echo "push rate ratio vs curl: $(bench_ratio "$curl_t" "$lib_t") (budget ≥ 0.5)"
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+rate() { python3 -c "import sys; print(f'{int(sys.argv[1]) / float(sys.argv[2]):.0f}')" "$1" "$2"; }
 
-queue_creates big 10000
-/usr/bin/time -v env LIB_HOME="$home" "$BIN/lib" -q push 2> "$bench_work/time.txt"
-rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$bench_work/time.txt")
-echo "push of 10,000 writes: max RSS $((rss / 1024)) MB (budget 64 MB)"
+# push_against_curl LABEL: with a server running at BENCH_URL, times lib's
+# push and curl's PUTs, alternating, and prints rates, ratios and lib's peak
+# memory.
+push_against_curl() {
+  local label=$1 home="$bench_work/home-$1" store token n runs run start lib_t curl_t rss created
+  bench_home "$home"
+  store=$(ls -d "$home"/data/accounts/*/store.sqlite)
+  token=$(curl -s -X POST "$BENCH_URL/v1/sessions" -H 'Content-Type: application/json' \
+    -d '{"username":"alice","password":"alice-demo"}' | sed -n 's/.*"token":"\([^"]*\)".*/\1/p')
+  for n in 1000 10000; do
+    runs=5; [ "$n" = 10000 ] && runs=3
+    local lib_times=() curl_times=() rss_values=()
+    for run in $(seq 1 "$runs"); do
+      queue_creates "$store" "l$n-$run" "$n"
+      curl_config "$token" "c$n-$run" "$n"
+      start=$EPOCHREALTIME
+      LIB_HOME="$home" /usr/bin/time -f %M -o "$bench_work/rss" "$BIN/lib" -q push
+      lib_times+=("$(python3 -c "print($EPOCHREALTIME - $start)")")
+      rss_values+=("$(cat "$bench_work/rss")")
+      [ "$(sqlite3 "$store" 'SELECT count(*) FROM outbox')" = 0 ] || { echo "lib left writes in its outbox" >&2; exit 1; }
+      start=$EPOCHREALTIME
+      curl -s -K "$bench_work/c$n-$run.curl" > "$bench_work/codes"
+      curl_times+=("$(python3 -c "print($EPOCHREALTIME - $start)")")
+      created=$(grep -c '^201$' "$bench_work/codes" || true)
+      [ "$created" = "$n" ] || { echo "curl: only $created of $n PUTs answered 201" >&2; exit 1; }
+    done
+    lib_t=$(median "${lib_times[@]}") curl_t=$(median "${curl_times[@]}") rss=$(median "${rss_values[@]}")
+    printf 'push, %s store, %6s writes: lib %5s writes/s, curl %5s PUTs/s (median of %s): %s × curl (budget ≥ 0.9); lib max RSS %s MB\n' \
+      "$label" "$n" "$(rate "$n" "$lib_t")" "$(rate "$n" "$curl_t")" "$runs" \
+      "$(bench_ratio "$curl_t" "$lib_t")" "$((rss / 1024))"
+  done
+  echo "push, $label store: the 10,000-write push's max RSS budget is 64 MB"
+}
+
+bench_start_server
+push_against_curl SQLite
+bench_stop_server
+
+if ! bench_start_postgres; then
+  echo "push, PostgreSQL store: skipped (PostgreSQL is not installed)"
+elif ! BENCH_DB=$BENCH_PG_URL bench_start_server; then
+  echo "push, PostgreSQL store: skipped (this lib-server has no PostgreSQL store: $(head -c 200 "$bench_work/server.err"))"
+else
+  push_against_curl PostgreSQL
+  bench_stop_server
+fi

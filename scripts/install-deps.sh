@@ -15,7 +15,8 @@ packages=(
   time                            # GNU time -v: peak memory in the bounded-answer test
   mandoc                          # man page lint
   zsh fish                        # completion tests
-  hyperfine                       # benchmarks
+  strace                          # crash trials: SIGKILL at a chosen write or fsync
+  hyperfine time                  # benchmarks (time: peak memory)
 )
 
 missing=()
