@@ -9,7 +9,7 @@ DEBUG_BIN   = .build/debug
 RELEASE_BIN = .build/release
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: all deps build release test test-only demo bench stress install generate clean
+.PHONY: all deps build release test test-only demo bench stress install install-units generate clean
 
 all: build
 
@@ -55,6 +55,16 @@ install: release
 	install -m 0644 completions/lib.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/lib
 	install -m 0644 completions/_lib $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_lib
 	install -m 0644 completions/lib.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/lib.fish
+	@$(MAKE) --no-print-directory install-units
+
+# systemd user units (contrib/systemd), pointed at $(PREFIX)/bin/lib.
+SYSTEMD_USER_UNITS = lib-push.service lib-push-once.service lib-push.timer
+install-units:
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/user
+	for unit in $(SYSTEMD_USER_UNITS); do \
+		sed 's|/usr/local/bin/lib |$(PREFIX)/bin/lib |' contrib/systemd/$$unit > $(DESTDIR)$(PREFIX)/lib/systemd/user/$$unit && \
+		chmod 0644 $(DESTDIR)$(PREFIX)/lib/systemd/user/$$unit || exit 1; \
+	done
 
 clean:
 	rm -rf .build

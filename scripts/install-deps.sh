@@ -9,6 +9,8 @@ packages=(
   libcurl4-openssl-dev            # the client's HTTP transport
   libsecret-1-dev libsecret-tools # tokens in the Secret Service
   dbus dbus-daemon gnome-keyring  # a private keyring for tests and the demo
+  python3-dbusmock                # a mocked NetworkManager on a private system bus
+  systemd                         # systemd-analyze verify for contrib/systemd's units
   iproute2 util-linux             # network namespaces for offline tests
   openssl                         # self-signed certificates for TLS tests
   tinyproxy nginx                 # a real forward proxy and TLS reverse proxy in tests
