@@ -18,6 +18,8 @@ let package = Package(
         .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("dl")]),
         // libsecret (and GLib under it), also loaded with dlopen on first use.
         .target(name: "CSecret", path: "Sources/CSecret", linkerSettings: [.linkedLibrary("dl")]),
+        // NetworkManager's properties over GDBus (GIO, which libsecret brings), loaded after a failure.
+        .target(name: "CNetworkManager", path: "Sources/CNetworkManager", linkerSettings: [.linkedLibrary("dl")]),
 
         // Shared by client and server.
         .target(name: "LibJSON"),
@@ -31,7 +33,7 @@ let package = Package(
         .executableTarget(name: "lib-server", dependencies: ["LibServer"]),
 
         // The client.
-        .target(name: "LibNet", dependencies: ["CCurl"]),
+        .target(name: "LibNet", dependencies: ["CCurl", "CNetworkManager"]),
         // A developer's diagnostic: one request or probe, classified and explained.
         .executableTarget(name: "lib-net-check", dependencies: ["LibNet"]),
         .target(name: "LibAccounts"),

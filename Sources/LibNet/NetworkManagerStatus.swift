@@ -1,3 +1,5 @@
+import CNetworkManager
+
 /// What NetworkManager says about the network, from its D-Bus properties
 /// State, Connectivity and Metered (https://networkmanager.dev/docs/api/latest/nm-dbus-types.html).
 public struct NetworkManagerStatus: Sendable, Hashable {
@@ -21,6 +23,14 @@ public struct NetworkManagerStatus: Sendable, Hashable {
     public var state: State
     public var connectivity: Connectivity
     public var metered: Bool
+
+    /// Whether NetworkManager says requests cannot get out yet: a captive
+    /// portal, limited connectivity, or a connection still being made. A
+    /// retry into such a network is wasted; `--wait` and `--watch` wait
+    /// for it to change instead.
+    public var holdsRequests: Bool {
+        connectivity == .captivePortal || connectivity == .limited || state == .connecting
+    }
 
     public init(state: State, connectivity: Connectivity, metered: Bool) {
         self.state = state
@@ -57,12 +67,8 @@ public protocol NetworkManagerSource: Sendable {
     func currentStatus() -> NetworkManagerStatus?
 }
 
-/// The default source: reports no NetworkManager.
-///
-/// Asking the real one needs a D-Bus client (GDBus or libdbus through
-/// dlopen, or a small implementation of the D-Bus wire protocol); none is
-/// in this module yet, and NetworkManager is absent on the machines lib is
-/// built and tested on. A real source plugs in through `NetworkManagerSource`.
+/// The source that reports no NetworkManager (tests, and callers that
+/// must never touch D-Bus).
 public struct NoNetworkManager: NetworkManagerSource {
     public init() {}
     public func currentStatus() -> NetworkManagerStatus? { nil }

@@ -55,7 +55,7 @@ public struct PathWatcher: Sendable {
 
     /// A duration in whole milliseconds, rounded up so that a wait never
     /// ends just short of the deadline, capped to poll()'s Int32.
-    static func milliseconds(rounding duration: Duration) -> Int32 {
+    public static func milliseconds(rounding duration: Duration) -> Int32 {
         let (seconds, attoseconds) = duration.components
         let millis = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         return Int32(clamping: max(0, millis))

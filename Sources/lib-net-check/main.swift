@@ -10,6 +10,9 @@
 //       -> available | unavailable | unknown (with --repeat, µs per probe on stderr)
 //   lib-net-check wait-path HOST [PORT] --deadline S
 //       -> `available after X.XXs` (exit 0) | `gave up after X.XXs` (exit 75)
+//   lib-net-check networkmanager [--changes N --deadline S]
+//       -> `STATE CONNECTIVITY metered|unmetered`, or `absent`; with
+//          --changes, one more line for each of N changes it signals
 import Glibc
 import LibNet
 
@@ -25,6 +28,7 @@ func usage(_ problem: String) -> Never {
     printError("usage: lib-net-check request URL [--timeout S] [--connect-timeout S] [--header 'K: V'] [--pending N] [--account A] [--cacert FILE] [--debug]")
     printError("       lib-net-check probe HOST [PORT] [--repeat N]")
     printError("       lib-net-check wait-path HOST [PORT] --deadline S")
+    printError("       lib-net-check networkmanager [--changes N --deadline S]")
     exit(2)
 }
 
@@ -174,6 +178,49 @@ func waitPath(_ arguments: [String]) -> Int32 {
     }
 }
 
+func describe(_ status: NetworkManagerStatus?) -> String {
+    guard let status else { return "absent" }
+    return "\(status.state) \(status.connectivity) \(status.metered ? "metered" : "unmetered")"
+}
+
+func networkManager(_ arguments: [String]) -> Int32 {
+    var changes = 0
+    var deadline = Duration.seconds(10)
+    var index = 0
+    while index < arguments.count {
+        guard index + 1 < arguments.count else { usage("\(arguments[index]) needs a value") }
+        switch arguments[index] {
+        case "--changes":
+            guard let count = Int(arguments[index + 1]), count >= 0 else { usage("--changes wants a count") }
+            changes = count
+        case "--deadline": deadline = duration(arguments[index + 1], for: "--deadline")
+        default: usage("unexpected \(arguments[index])")
+        }
+        index += 2
+    }
+    guard changes > 0 else {
+        print(describe(SystemBusNetworkManager().currentStatus()))
+        return 0
+    }
+    let monitor = NetworkManagerMonitor()
+    print(describe(monitor.status))
+    fflush(nil)
+    let end = ContinuousClock().now + deadline
+    var seen = 0
+    while seen < changes {
+        let left = end - ContinuousClock().now
+        guard left > .zero, monitor.descriptor >= 0 else { return FailureExplanation.ExitCode.temporaryFailure }
+        var descriptor = pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, PathWatcher.milliseconds(rounding: left)) > 0 else { continue }
+        if monitor.refresh() {
+            seen += 1
+            print(describe(monitor.status))
+            fflush(nil)
+        }
+    }
+    return 0
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else { usage("missing command") }
 let rest = Array(arguments.dropFirst())
@@ -182,6 +229,7 @@ switch command {
 case "request": status = request(rest)
 case "probe": status = probe(rest)
 case "wait-path": status = waitPath(rest)
+case "networkmanager": status = networkManager(rest)
 default: usage("unknown command \(command)")
 }
 exit(status)
