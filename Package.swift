@@ -18,6 +18,8 @@ let package = Package(
         .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("dl")]),
         // libsecret (and GLib under it), also loaded with dlopen on first use.
         .target(name: "CSecret", path: "Sources/CSecret", linkerSettings: [.linkedLibrary("dl")]),
+        // signalfd for `push --watch`'s stop signals (not in Swift's Glibc module).
+        .target(name: "CSignals", path: "Sources/CSignals"),
         // NetworkManager's properties over GDBus (GIO, which libsecret brings), loaded after a failure.
         .target(name: "CNetworkManager", path: "Sources/CNetworkManager", linkerSettings: [.linkedLibrary("dl")]),
 
@@ -42,7 +44,7 @@ let package = Package(
         .executableTarget(name: "lib-keyring-check", dependencies: ["LibKeyring"]),
         .target(name: "LibSync", dependencies: ["LibStore", "LibJSON"]),
         .target(name: "LibCLI", dependencies: ["LibJSON"]),
-        .target(name: "LibCommands", dependencies: ["LibCLI", "LibNet", "LibKeyring", "LibSync", "LibAccounts", "LibJSON", "LibBookSchema", "LibStore"]),
+        .target(name: "LibCommands", dependencies: ["CSignals", "LibCLI", "LibNet", "LibKeyring", "LibSync", "LibAccounts", "LibJSON", "LibBookSchema", "LibStore"]),
         .executableTarget(name: "lib", dependencies: ["LibCLI", "LibCommands"]),
 
         // Tests.

@@ -112,7 +112,7 @@ _lib_options_of() {
         switch) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         get) _lib_options=(--offline --fresh --timeout -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         edit) _lib_options=(--create --delete --push -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
-        push) _lib_options=(--wait --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        push) _lib_options=(--wait --watch --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         status) _lib_options=(--short --porcelain --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         resolve) _lib_options=(--mine --theirs --whole --merge --edit --discard --yes -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         completion) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;

@@ -17,6 +17,9 @@ struct AccountPush {
     /// How long to wait for another push of the account without a deadline.
     let lockWait: Double
     let progress: WaitProgress
+    /// Asked between two requests: true ends the push after the request on
+    /// the wire, its answer recorded (`push --watch` on SIGTERM).
+    var stopRequested: () -> Bool = { false }
 
     /// How long a push without `--wait` waits for an overlapping one.
     static let defaultLockWait = 30.0
@@ -31,6 +34,29 @@ struct AccountPush {
         var attention: String? = nil
         /// Whether the summary only says that all went well.
         var isQuietSuccess: Bool { exitCode == .success && problem == nil }
+        /// For `push --watch`: how many writes the server answered (sent,
+        /// conflicts, rejections), and why the push stopped short.
+        var answered = 0
+        var stop: Stop?
+    }
+
+    /// Why a push ended before the outbox was empty, as `push --watch`
+    /// schedules its next attempt.
+    enum Stop {
+        /// Another push of the account holds the lock.
+        case lockBusy
+        /// No route to the server: try again when one appears.
+        case offline(host: String, port: UInt16)
+        /// Unreachable, 5xx, 429...: try again after a while (Retry-After, seconds).
+        case temporary(retryAfter: Double?)
+        /// The token was rejected or is missing: nothing more until `lib login`.
+        case needsLogin
+        /// Logout began during the push.
+        case signedOut
+        /// stopRequested said so.
+        case interrupted
+        /// Anything else (TLS, a store problem...).
+        case failed
     }
 
     private var name: String { workspace.name }
@@ -55,7 +81,7 @@ struct AccountPush {
         if !text.contains("saved on this device"), let pending = try? workspace.openStore().outbox.counts().pending {
             text += (text.hasSuffix(".") ? " " : ". ") + Self.saved(pending)
         }
-        return Result(summary: nil, problem: text, exitCode: code)
+        return Result(summary: nil, problem: text, exitCode: code, stop: code == .authentication ? .needsLogin : .failed)
     }
 
     private func push() throws -> Result {
@@ -72,12 +98,12 @@ struct AccountPush {
         guard let lock else {
             let pending = try store.outbox.counts().pending
             return Result(summary: nil, problem: "Another push of \(name) is still running; \(Self.saved(pending))",
-                          exitCode: .temporaryFailure)
+                          exitCode: .temporaryFailure, stop: .lockBusy)
         }
         defer { withExtendedLifetime(lock) {} }
 
         let token = try workspace.token()
-        var sender = HTTPWriteSender(api: workspace.api(token: token), deadline: deadline)
+        var sender = HTTPWriteSender(api: workspace.api(token: token), deadline: deadline, stopRequested: stopRequested)
         sender.rules = try BookRules.forAccount(store)
         var backoff = RetryBackoff()
         var tally = Tally()
@@ -88,14 +114,17 @@ struct AccountPush {
             case nil:
                 return try finish(tally, store: store)
             case .unauthorized:
-                return try finish(tally, store: store, problem:
+                return try finish(tally, store: store, stop: .needsLogin, problem:
                     "Your session for \(name) has expired: run `lib login \(workspace.account.origin)`. \(Self.saved(try store.outbox.counts().pending))",
                     exitCode: .authentication)
             case .loggedOut:
-                return try finish(tally, store: store, problem:
+                return try finish(tally, store: store, stop: .signedOut, problem:
                     "\(name) was signed out during the push; the writes not sent were set aside.", exitCode: .authentication)
             case .temporary(_, let retryAfter):
                 let pending = try store.outbox.counts().pending
+                if sender.wasStopped {
+                    return try finish(tally, store: store, stop: .interrupted)
+                }
                 guard let failure = sender.lastFailure else {
                     return try finish(tally, store: store, problem: "Out of time; \(Self.saved(pending))", exitCode: .temporaryFailure)
                 }
@@ -110,7 +139,10 @@ struct AccountPush {
                 }
                 guard wait(after: explanation, failure: failure, retryAfter: retryAfter, backoff: &backoff, until: deadline)
                 else {
-                    return try finish(tally, store: store, problem: explanation.message, exitCode: code)
+                    let stop: Stop = explanation.reason == "offline"
+                        ? .offline(host: failure.endpoint.host, port: failure.endpoint.port)
+                        : failure.isTemporary ? .temporary(retryAfter: retryAfter) : .failed
+                    return try finish(tally, store: store, stop: stop, problem: explanation.message, exitCode: code)
                 }
             }
         }
@@ -176,7 +208,7 @@ struct AccountPush {
     }
 
     /// The summary and exit code once nothing more will be sent.
-    private func finish(_ tally: Tally, store: AccountStore, problem: String? = nil,
+    private func finish(_ tally: Tally, store: AccountStore, stop: Stop? = nil, problem: String? = nil,
                         exitCode: ExitCode = .success) throws -> Result {
         let counts = try store.outbox.counts()
         var parts: [String] = []
@@ -195,7 +227,8 @@ struct AccountPush {
         var code = exitCode
         if code == .success && counts.conflicts + counts.rejected > 0 { code = .attention }
         return Result(summary: parts.isEmpty ? nil : parts.joined(separator: " "), problem: problem, exitCode: code,
-                      attention: attention.isEmpty ? nil : attention.joined(separator: " "))
+                      attention: attention.isEmpty ? nil : attention.joined(separator: " "),
+                      answered: tally.applied + tally.conflicts.count + tally.rejected.count, stop: stop)
     }
 
     /// "1 conflict: books/b-7 — run `lib resolve books/b-7`."

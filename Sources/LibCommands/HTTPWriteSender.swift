@@ -25,17 +25,26 @@ struct HTTPWriteSender: WriteSender {
     private(set) var ranOutOfTime = false
     /// What a returned book is checked with: the account's book schema.
     var rules = BookRules.builtIn
+    /// Asked before each request; true stops the pass (SIGTERM in `push --watch`).
+    let stopRequested: () -> Bool
+    /// Whether the last pass stopped because stopRequested said so.
+    private(set) var wasStopped = false
 
-    init(api: ServerAPI, deadline: Double?) {
+    init(api: ServerAPI, deadline: Double?, stopRequested: @escaping () -> Bool = { false }) {
         var api = api
         api.deadline = deadline
         self.api = api
         self.deadline = deadline
+        self.stopRequested = stopRequested
     }
 
     mutating func send(_ item: OutboxItem) -> WriteOutcome {
         lastFailure = nil
         ranOutOfTime = false
+        if stopRequested() {
+            wasStopped = true
+            return .temporary(reason: "not sent: the push was stopped", retryAfter: nil)
+        }
         if let deadline, MonotonicClock.now() >= deadline {
             ranOutOfTime = true
             return .temporary(reason: "the time given with --wait ran out", retryAfter: nil)

@@ -12,6 +12,12 @@ struct WaitProgress {
         isEnabled = context.standardError.isTerminal && !context.globalOptions.quiet
     }
 
+    /// `enabled: false`: never shows anything (`push --watch` logs lines instead).
+    init(_ context: CommandContext, enabled: Bool) {
+        channel = context.standardError
+        isEnabled = enabled && context.standardError.isTerminal && !context.globalOptions.quiet
+    }
+
     func show(_ text: String, secondsLeft: Double?) {
         guard isEnabled else { return }
         let left = secondsLeft.map { " — \(Int($0.rounded(.up))) s left" } ?? ""

@@ -61,3 +61,23 @@ public struct PathWatcher: Sendable {
         return Int32(clamping: max(0, millis))
     }
 }
+
+/// The kernel's routing events (rtnetlink link, address and route groups)
+/// as a descriptor for a caller's own poll() set: `push --watch` waits on
+/// it together with its other events, and probes the path after each.
+public final class RouteEvents {
+    /// Readable when a link, address or route changed.
+    public let descriptor: Int32
+
+    /// nil when netlink cannot be opened (e.g. a seccomp filter).
+    public init?() {
+        let fd = cnetlink_open_route_events()
+        guard fd >= 0 else { return nil }
+        descriptor = fd
+    }
+
+    deinit { close(descriptor) }
+
+    /// Reads every queued event; the caller then probes the path.
+    public func drain() { _ = cnetlink_drain(descriptor) }
+}

@@ -14,13 +14,14 @@ public final class ServerProcess: @unchecked Sendable {
     /// waits for its first line, `listening on http://HOST:PORT`.
     public init(
         database: String, demo: Bool = true, listen: String = "127.0.0.1:0",
-        extraArguments: [String] = [], environment: [String: String]? = nil
+        extraArguments: [String] = [], environment: [String: String]? = nil, standardError: FileHandle? = nil
     ) throws {
         databasePath = database
         process = Process()
         process.executableURL = URL(fileURLWithPath: BuiltProducts.path("lib-server"))
         process.arguments = ["--db", database, "--listen", listen] + (demo ? ["--demo"] : []) + extraArguments
         if let environment { process.environment = environment }
+        if let standardError { process.standardError = standardError }
         output = Pipe()
         process.standardOutput = output
         try process.run()

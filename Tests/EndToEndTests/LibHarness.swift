@@ -15,6 +15,11 @@ final class LibHarness: @unchecked Sendable {
         home = try TemporaryDirectory("lib-e2e")
     }
 
+    /// A harness over a home made elsewhere (e.g. an OfflineMachine's).
+    init(home: TemporaryDirectory) {
+        self.home = home
+    }
+
     var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["LIB_HOME"] = home.path

@@ -1,4 +1,4 @@
-/// `lib push [--wait DURATION] [--all]`
+/// `lib push [--wait DURATION | --watch] [--all]`
 public enum PushSyntax {
     public static let wait = OptionSpec.option(
         "wait", value: "DURATION", .duration,
@@ -8,6 +8,17 @@ public enum PushSyntax {
             Waits for a network path when offline and retries with backoff when \
             the server is unreachable; exits 75 with the writes kept when the \
             time runs out.
+            """)
+    public static let watch = OptionSpec.flag(
+        "watch", "Run until stopped, pushing each write soon after it is saved (for a service)",
+        details: """
+            Pushes about a second after each saved write (bursts of edits go \
+            together), as soon as a network route appears, and after a backoff \
+            while the server is unreachable. One line per push on standard \
+            error, each problem once. SIGTERM or SIGINT lets the request on the \
+            wire finish and exits 0. With LIB_METERED=defer it holds writes \
+            while NetworkManager says the connection is metered. See \
+            contrib/systemd/lib-push.service.
             """)
     public static let all = OptionSpec.flag(
         "all", "Push every signed-in account, each with its own token")
@@ -24,11 +35,12 @@ public enum PushSyntax {
             One push per account runs at a time: an overlapping push waits \
             within its own time and then sends what is left.
             """,
-        options: [wait, all],
+        options: [wait, watch, all],
         examples: [
             .init("lib push", "Send what is pending, now."),
             .init("lib push --wait 60", "From cron: keep trying for up to a minute."),
             .init("lib push --all", "Send every signed-in account's writes."),
+            .init("lib push --watch --all", "Keep every account's writes flowing until stopped."),
         ],
         exitStatuses: [
             .init(.success, "Everything was sent."), .init(.failure), .init(.usage),

@@ -1,7 +1,7 @@
 import LibAccounts
 import LibCLI
 
-/// `lib push [--wait SECONDS] [--all]`: sends the outbox of the account (or
+/// `lib push [--wait DURATION | --watch] [--all]`: sends the outbox of the account (or
 /// of every signed-in account, one after the other, each with its own token
 /// and connection).
 ///
@@ -18,6 +18,12 @@ import LibCLI
 /// the one that does not.
 enum Push {
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+        if parsed.isSet(PushSyntax.watch) {
+            guard !parsed.isSet(PushSyntax.wait) else {
+                throw UsageError("--watch and --wait do not go together: --watch keeps trying until stopped", command: "push")
+            }
+            return try PushWatch(context, all: parsed.isSet(PushSyntax.all)).run()
+        }
         let deadline = parsed.seconds(PushSyntax.wait).map { MonotonicClock.now() + $0 }
         let workspaces: [AccountWorkspace]
         if parsed.isSet(PushSyntax.all) {

@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `lib push --watch`: pushes soon after each saved write and when the
+/// server or the route comes back, under the push lock, quietly, and stops
+/// cleanly on SIGTERM.
+@Suite struct PushWatchTests {
+    @Test func anEditReachesTheServerWithinTwoSeconds() throws {
+        let (server, dir) = try startDemoServer()
+        let alice = try LibHarness()
+        try alice.login("alice", to: server)
+        let watcher = try RunningWatcher(alice)
+        usleep(300_000)
+        #expect(watcher.stderr.isEmpty, "nothing to do, nothing said: \(watcher.stderr)")
+
+        #expect(try alice.lib("edit", "books/wa-1", "--create", "title=Watched").status == 0)
+        let took = try waitUntil(timeout: 10) { try serverVersions(server, "wa-1") == 1 }
+        #expect(took != nil && took! < 2, "arrived after \(String(describing: took)) s\n\(watcher.stderr)")
+
+        // A burst of edits goes in one push, one line.
+        for index in 0..<5 {
+            #expect(try alice.lib("edit", "books/wa-\(index + 2)", "--create", "title=Burst").status == 0)
+        }
+        #expect(try waitUntil(timeout: 10) { try alice.pending() == 0 } != nil)
+        #expect(watcher.terminate() == 0)
+        let lines = watcher.stderr.split(separator: "\n")
+        let account = alice.account("alice", on: server)
+        #expect(lines.first == "lib: Pushed 1 write to 127.0.0.1:\(server.port) as \(account).", "\(watcher.stderr)")
+        #expect(lines.count <= 3, "one line per push: \(watcher.stderr)")
+        #expect(!watcher.stderr.contains("\u{1B}"), "no colour")
+        for index in 1...6 { #expect(try serverVersions(server, "wa-\(index)") == 1) }
+        _ = dir
+    }
+
+    @Test func aWriteMadeWhileTheServerIsDownArrivesWithinTwoSecondsOfItsReturn() throws {
+        let (server, dir) = try startDemoServer()
+        let alice = try LibHarness()
+        try alice.login("alice", to: server)
+        let watcher = try RunningWatcher(alice)
+        server.stop()
+        #expect(try alice.lib("edit", "books/wd-1", "--create", "title=Down").status == 0)
+        sleep(4)
+        let restarted = try ServerProcess(database: server.databasePath, listen: "127.0.0.1:\(server.port)")
+        let took = try waitUntil(timeout: 10) { try serverVersions(restarted, "wd-1") == 1 }
+        #expect(took != nil && took! < 2, "arrived \(String(describing: took)) s after the server came back\n\(watcher.stderr)")
+        #expect(watcher.terminate() == 0)
+        // The outage is said once, not at every retry; then the push.
+        let refused = watcher.stderr.components(separatedBy: "connection refused").count - 1
+        #expect(refused == 1, "\(watcher.stderr)")
+        #expect(watcher.stderr.hasSuffix("lib: Pushed 1 write to 127.0.0.1:\(server.port) as \(alice.account("alice", on: server)).\n"),
+                "\(watcher.stderr)")
+        _ = dir
+    }
+
+    @Test(.enabled(if: NetworkNamespace.isSupported, NetworkNamespace.skipReason))
+    func offlineAWriteIsPushedWithinOneSecondOfTheRouteComingBack() throws {
+        let net = try OfflineMachine()
+        let harness = LibHarness(home: net.home)
+        let env = ProcessInfo.processInfo.environment
+        var pass: [String: String] = [:]
+        for key in ["DBUS_SESSION_BUS_ADDRESS", "HOME", "XDG_RUNTIME_DIR"] { pass[key] = env[key] }
+        let watcher = try RunningWatcher(harness, environment: pass,
+                                         launcher: [NetworkNamespace.ip, "netns", "exec", net.namespace.name])
+        try net.removeRoute()
+        #expect(try net.lib("edit", "books/wn-1", "--create", "title=Offline").status == 0)
+        #expect(watcher.waitForLine(containing: "You're offline"), "\(watcher.stderr)")
+        sleep(2)
+        #expect(try net.history("wn-1") == 0)
+        try net.addRoute()
+        let took = try waitUntil(timeout: 10) { try net.history("wn-1") == 1 }
+        #expect(took != nil && took! < 1, "pushed \(String(describing: took)) s after the route came back\n\(watcher.stderr)")
+        #expect(watcher.terminate() == 0)
+    }
+
+    @Test func twoWatchersAndAManualPushSendEachOfTwentyWritesOnce() throws {
+        let (server, dir) = try startDemoServer(arguments: ["--fault", "delay=20,method=PUT"])
+        let alice = try LibHarness()
+        try alice.login("alice", to: server)
+        let first = try RunningWatcher(alice, name: "first")
+        let second = try RunningWatcher(alice, name: "second")
+        let books = (0..<20).map { "wt-\($0)" }
+        let manual = DispatchGroup()
+        for (index, book) in books.enumerated() {
+            #expect(try alice.lib("edit", "books/\(book)", "--create", "title=Twice?").status == 0)
+            if index % 5 == 4 {
+                manual.enter()
+                DispatchQueue.global().async {
+                    _ = try? alice.lib("push")
+                    manual.leave()
+                }
+            }
+        }
+        manual.wait()
+        #expect(try waitUntil(timeout: 20) { try alice.pending() == 0 } != nil)
+        usleep(500_000)
+        #expect(first.terminate() == 0)
+        #expect(second.terminate() == 0)
+        let order = try serverWriteOrder(server, user: "alice")
+        #expect(order.count == 20, "\(order)")
+        #expect(Set(order) == Set(books))
+        for book in books { #expect(try serverVersions(server, book) == 1, "\(book)") }
+        _ = dir
+    }
+
+    @Test func sigtermLetsTheRequestOnTheWireFinishAndExitsZeroWithNothingLost() throws {
+        let (server, dir) = try startDemoServer(arguments: ["--fault", "delay=400,method=PUT"])
+        let alice = try LibHarness()
+        try alice.login("alice", to: server)
+        let books = (0..<10).map { "ws-\($0)" }
+        for book in books { #expect(try alice.lib("edit", "books/\(book)", "--create", "title=Stop").status == 0) }
+        let watcher = try RunningWatcher(alice)
+        #expect(try waitUntil(timeout: 10) { try serverVersions(server, "ws-0") == 1 } != nil)
+        let status = watcher.terminate()
+        #expect(status == 0, "\(watcher.stderr)")
+        let sent = try serverWriteOrder(server, user: "alice")
+        let pending = try alice.pending()
+        #expect(pending > 0, "it stopped after the request on the wire, not after the whole outbox")
+        #expect(sent.count + pending == books.count, "nothing lost: \(sent.count) sent, \(pending) pending")
+        #expect(try alice.integrityCheck(alice.account("alice", on: server)) == "ok")
+        // What was left goes with the next push, and nothing twice.
+        #expect(try alice.lib("push").status == 0)
+        #expect(try serverWriteOrder(server, user: "alice") == books)
+        _ = dir
+    }
+
+    @Test func idleItSleepsInPoll() throws {
+        let (server, dir) = try startDemoServer()
+        let alice = try LibHarness()
+        try alice.login("alice", to: server)
+        #expect(try alice.lib("edit", "books/wi-1", "--create", "title=Idle").status == 0)
+        let watcher = try RunningWatcher(alice)
+        #expect(try waitUntil(timeout: 10) { try serverVersions(server, "wi-1") == 1 } != nil)
+        usleep(500_000)
+        let before = try watcher.cpuSeconds()
+        sleep(10)
+        let idle = try watcher.cpuSeconds() - before
+        #expect(idle < 0.020, "\(idle * 1000) ms of CPU in 10 s idle")
+        let status = try String(contentsOfFile: "/proc/\(watcher.process.processIdentifier)/status", encoding: .utf8)
+        let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        #expect(watcher.terminate() == 0, "\(rss)")
+        _ = dir
+    }
+
+    @Test func aRejectedTokenIsSaidOnceAndThatAccountIsNoLongerPushed() throws {
+        let (server, dir) = try startDemoServer()
+        let alice = try LibHarness()
+        try alice.login("alice", to: server)
+        let token = try keyringToken(server: server, user: "alice")
+        let client = try HTTPTestClient(port: server.port)
+        #expect(try client.request("DELETE", "/v1/sessions/current", headers: [("Authorization", "Bearer \(token)")]).status == 204)
+        let watcher = try RunningWatcher(alice)
+        #expect(try alice.lib("edit", "books/wr-1", "--create", "title=Rejected").status == 0)
+        #expect(watcher.waitForLine(containing: "has expired"), "\(watcher.stderr)")
+        #expect(try alice.lib("edit", "books/wr-2", "--create", "title=Rejected").status == 0)
+        sleep(2)
+        #expect(watcher.terminate() == 0)
+        #expect(watcher.stderr.components(separatedBy: "has expired").count - 1 == 1, "\(watcher.stderr)")
+        #expect(try alice.pending() == 2)
+        _ = dir
+    }
+
+    @Test func aWatchedAccountThatLogsOutIsLetGo() throws {
+        let (server, dir) = try startDemoServer()
+        let alice = try LibHarness()
+        try alice.login("alice", to: server)
+        let watcher = try RunningWatcher(alice)
+        usleep(300_000)
+        #expect(try alice.lib("logout", "--yes").status == 0)
+        #expect(waitUntil(timeout: 10) { !watcher.process.isRunning } != nil, "\(watcher.stderr)")
+        #expect(watcher.process.terminationStatus == 0)
+        #expect(watcher.stderr == "lib: \(alice.account("alice", on: server)) was signed out; no longer pushing its writes.\n")
+        _ = dir
+    }
+
+    @Test func watchAndWaitDoNotGoTogether() throws {
+        let alice = try LibHarness()
+        let result = try alice.lib("push", "--watch", "--wait", "10")
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.hasPrefix("lib: --watch and --wait do not go together"), "\(result)")
+    }
+}
