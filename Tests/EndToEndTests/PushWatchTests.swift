@@ -177,6 +177,6 @@ import TestSupport
         let alice = try LibHarness()
         let result = try alice.lib("push", "--watch", "--wait", "10")
         #expect(result.status == 2, "\(result)")
-        #expect(result.stderr.hasPrefix("lib: --watch and --wait do not go together"), "\(result)")
+        #expect(result.stderr.hasPrefix("lib: '--watch' and '--wait' cannot be used together"), "\(result)")
     }
 }

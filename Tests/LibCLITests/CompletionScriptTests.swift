@@ -85,7 +85,7 @@ struct CompletionScriptTests {
 
     @Test func bashCompletesCommandsFlagsAndAccounts() throws {
         #expect(try bashCandidates("lib st") == ["status"])
-        #expect(try bashCandidates("lib push --w") == ["--wait"])
+        #expect(try bashCandidates("lib push --w") == ["--wait", "--watch"])
         #expect(try bashCandidates("lib -A ") == Self.accounts)
         #expect(try bashCandidates("lib -qA ") == Self.accounts)
         #expect(try bashCandidates("lib --account=b") == ["bob@127.0.0.1:8080"])
@@ -104,7 +104,7 @@ struct CompletionScriptTests {
     @Test(.enabled(if: isInstalled("/usr/bin/zsh")))
     func zshCompletesCommandsFlagsAndAccounts() throws {
         #expect(try zshCandidates("lib st") == ["status"])
-        #expect(try zshCandidates("lib push --w") == ["--wait"])
+        #expect(Set(try zshCandidates("lib push --w")) == ["--wait", "--watch"])
         #expect(Set(try zshCandidates("lib -A ")) == Set(Self.accounts))
         #expect(Set(try zshCandidates("lib completion ")) == ["bash", "zsh", "fish"])
         // --offline and --fresh exclude each other.
@@ -117,7 +117,7 @@ struct CompletionScriptTests {
     @Test(.enabled(if: isInstalled("/usr/bin/fish")))
     func fishCompletesCommandsFlagsAndAccounts() throws {
         #expect(try fishCandidates("lib st") == ["status"])
-        #expect(try fishCandidates("lib push --w") == ["--wait"])
+        #expect(try fishCandidates("lib push --w") == ["--wait", "--watch"])
         #expect(try fishCandidates("lib -A ") == Self.accounts)
         #expect(try fishCandidates("lib logout ") == Self.accounts)
         #expect(try fishCandidates("lib completion ") == ["bash", "fish", "zsh"])

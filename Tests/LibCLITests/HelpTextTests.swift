@@ -34,7 +34,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
 
 @Test func commandHelpShowsSynopsisOptionsExamplesAndExitCodes() {
     let text = HelpText().commandHelp(PushSyntax.command)
-    #expect(text.hasPrefix("Usage: lib push [--wait DURATION] [--all]\n\nSend pending writes to the server, in order.\n"))
+    #expect(text.hasPrefix("Usage: lib push [--wait DURATION | --watch] [--all]\n\nSend pending writes to the server, in order.\n"))
     #expect(text.contains("\nOptions:\n      --wait DURATION  Keep trying for up to DURATION in all (for cron)\n"))
     #expect(text.contains("\n  -h, --help  ") || text.contains("\n  -h, --help "))
     #expect(text.contains("\nExamples:\n  lib push\n"))
@@ -52,7 +52,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
         "lib switch [ACCOUNT]",
         "lib get PATH [--offline | --fresh] [--timeout DURATION]",
         "lib edit PATH [FIELD=STRING | FIELD:=JSON ...] [--create | --delete] [--push]",
-        "lib push [--wait DURATION] [--all]",
+        "lib push [--wait DURATION | --watch] [--all]",
         "lib status [--short | --porcelain] [--all]",
         "lib resolve [PATH] [--mine | --theirs | --merge | --edit | --discard] [--whole] [--yes]",
         "lib completion bash|zsh|fish",

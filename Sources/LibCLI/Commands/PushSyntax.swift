@@ -36,6 +36,7 @@ public enum PushSyntax {
             within its own time and then sends what is left.
             """,
         options: [wait, watch, all],
+        exclusiveGroups: [[wait.name, watch.name]],
         examples: [
             .init("lib push", "Send what is pending, now."),
             .init("lib push --wait 60", "From cron: keep trying for up to a minute."),

@@ -19,9 +19,7 @@ import LibCLI
 enum Push {
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
         if parsed.isSet(PushSyntax.watch) {
-            guard !parsed.isSet(PushSyntax.wait) else {
-                throw UsageError("--watch and --wait do not go together: --watch keeps trying until stopped", command: "push")
-            }
+            // --wait and --watch are an exclusive group: the parser refused both.
             return try PushWatch(context, all: parsed.isSet(PushSyntax.all)).run()
         }
         let deadline = parsed.seconds(PushSyntax.wait).map { MonotonicClock.now() + $0 }
