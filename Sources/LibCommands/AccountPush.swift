@@ -128,20 +128,21 @@ struct AccountPush {
                 guard let failure = sender.lastFailure else {
                     return try finish(tally, store: store, problem: "Out of time; \(Self.saved(pending))", exitCode: .temporaryFailure)
                 }
-                let explanation = FailureExplanation.diagnose(failure, account: name, pendingWrites: pending)
+                let explanation = FailureExplanation.diagnose(failure, account: name, pendingWrites: pending,
+                                                              networkManager: SystemBusNetworkManager())
                 let code = ExitCode(rawValue: explanation.exitCode) ?? .failure
+                let stop: Stop = explanation.reason == "offline"
+                    ? .offline(host: failure.endpoint.host, port: failure.endpoint.port)
+                    : failure.isTemporary || code == .temporaryFailure ? .temporary(retryAfter: retryAfter) : .failed
                 guard failure.isTemporary, let deadline else {
-                    return try finish(tally, store: store, problem: explanation.message, exitCode: code)
+                    return try finish(tally, store: store, stop: stop, problem: explanation.message, exitCode: code)
                 }
                 if let retryAfter, retryAfter > deadline - MonotonicClock.now() {
-                    return try finish(tally, store: store, problem: Self.tooLongAWait(retryAfter, failure, pending: pending),
-                                      exitCode: code)
+                    return try finish(tally, store: store, stop: stop,
+                                      problem: Self.tooLongAWait(retryAfter, failure, pending: pending), exitCode: code)
                 }
                 guard wait(after: explanation, failure: failure, retryAfter: retryAfter, backoff: &backoff, until: deadline)
                 else {
-                    let stop: Stop = explanation.reason == "offline"
-                        ? .offline(host: failure.endpoint.host, port: failure.endpoint.port)
-                        : failure.isTemporary ? .temporary(retryAfter: retryAfter) : .failed
                     return try finish(tally, store: store, stop: stop, problem: explanation.message, exitCode: code)
                 }
             }

@@ -132,8 +132,12 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
             message = "Couldn't reach \(server): \(problem)."
             exitCode = ExitCode.failure
         }
-        if let networkManager, failure.kind.dependsOnPath || offline, let detail = Self.detail(networkManager) {
-            message += " " + detail
+        // NetworkManager's word leads: a portal or a half-made connection
+        // explains the failure better than its symptom, and it passes.
+        if let networkManager, failure.kind.mayBeTheNetwork, let held = Self.networkManagerSays(networkManager) {
+            reason = held.reason
+            message = held.sentence + " " + message
+            exitCode = ExitCode.temporaryFailure
         }
         if pendingWrites > 0 {
             message += pendingWrites == 1
@@ -158,7 +162,7 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
                 path = PathProbe.status(for: failure.endpoint.host, port: failure.endpoint.port)
             }
         }
-        let status = failure.kind.dependsOnPath ? networkManager.currentStatus() : nil
+        let status = failure.kind.mayBeTheNetwork ? networkManager.currentStatus() : nil
         return FailureExplanation(
             failure: failure, path: path, account: account, pendingWrites: pendingWrites, networkManager: status)
     }
@@ -195,15 +199,33 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
         return tenths == 0 ? "\(whole) s" : "\(whole).\(tenths) s"
     }
 
-    private static func detail(_ status: NetworkManagerStatus) -> String? {
-        if status.connectivity == .captivePortal { return "The network wants a sign-in first (captive portal)." }
-        if status.state == .connecting { return "The network is still connecting." }
-        if status.connectivity == .limited { return "The network has limited connectivity." }
+    /// What NetworkManager says when it holds requests back (see
+    /// `NetworkManagerStatus.holdsRequests`), with its reason token.
+    static func networkManagerSays(_ status: NetworkManagerStatus) -> (reason: String, sentence: String)? {
+        if status.connectivity == .captivePortal {
+            return ("nm-portal", "NetworkManager reports a captive portal: sign in to the network.")
+        }
+        if status.state == .connecting {
+            return ("nm-connecting", "NetworkManager reports that the network is still connecting: try again once it is up.")
+        }
+        if status.connectivity == .limited {
+            return ("nm-limited", "NetworkManager reports limited connectivity: the network does not reach the internet.")
+        }
         return nil
     }
 }
 
 extension TransportFailure.Kind {
+    /// Failures that the network between lib and the server can cause (a
+    /// portal, a half-made connection), and so are worth NetworkManager's
+    /// word: all but those lib or the server's answer explain by themselves.
+    var mayBeTheNetwork: Bool {
+        switch self {
+        case .unauthorized, .libcurlUnavailable, .invalidRequest: return false
+        default: return true
+        }
+    }
+
     /// Failures that a missing route can cause, and so are explained as
     /// "offline" when the path is unavailable.
     var dependsOnPath: Bool {

@@ -98,17 +98,30 @@ import Testing
         #expect(explain(.tlsUntrusted, pending: 2).message.hasSuffix(" 2 writes are saved on this device."))
     }
 
-    @Test func networkManagerAddsDetailOnlyToPathFailures() {
+    @Test func networkManagerLeadsWhenItHoldsTheNetworkBack() {
         let portal = NetworkManagerStatus(nmState: 70, nmConnectivity: 2, nmMetered: 4)
-        #expect(portal.connectivity == .captivePortal && !portal.metered)
-        #expect(explain(.connectTimeout, timeout: .seconds(5), networkManager: portal).message
-            == "Couldn't reach books.example:8443: timed out after 5 s. The network wants a sign-in first (captive portal).")
-        let connecting = NetworkManagerStatus(nmState: 40, nmConnectivity: 1, nmMetered: 1)
-        #expect(connecting.metered)
-        #expect(explain(.noRoute, path: .unavailable, networkManager: connecting).message
-            == "You're offline (no network route to books.example). The network is still connecting.")
+        #expect(portal.connectivity == .captivePortal && !portal.metered && portal.holdsRequests)
+        let timedOut = explain(.connectTimeout, timeout: .seconds(5), pending: 2, networkManager: portal)
+        #expect(timedOut.message == "NetworkManager reports a captive portal: sign in to the network. Couldn't reach books.example:8443: timed out after 5 s. 2 writes are saved on this device.")
+        #expect(timedOut.reason == "nm-portal" && timedOut.exitCode == 75)
         #expect(explain(.connectionRefused, networkManager: portal).message
-            == "Couldn't reach books.example:8443: connection refused — the server may be down.")
+            == "NetworkManager reports a captive portal: sign in to the network. Couldn't reach books.example:8443: connection refused — the server may be down.")
+        // A portal answering in the server's stead: a TLS failure is then the network's, and passes (75).
+        #expect(explain(.tlsUntrusted, networkManager: portal).exitCode == 75)
+
+        let connecting = NetworkManagerStatus(nmState: 40, nmConnectivity: 1, nmMetered: 1)
+        #expect(connecting.metered && connecting.holdsRequests)
+        #expect(explain(.noRoute, path: .unavailable, networkManager: connecting).message
+            == "NetworkManager reports that the network is still connecting: try again once it is up. You're offline (no network route to books.example).")
+        let limited = NetworkManagerStatus(nmState: 70, nmConnectivity: 3, nmMetered: 4)
+        #expect(explain(.dnsFailure, networkManager: limited).message
+            == "NetworkManager reports limited connectivity: the network does not reach the internet. Couldn't resolve books.example.")
+
+        // Full connectivity adds nothing; nor does NetworkManager to what the server said itself.
+        let full = NetworkManagerStatus(nmState: 70, nmConnectivity: 4, nmMetered: 1)
+        #expect(!full.holdsRequests)
+        #expect(explain(.connectionRefused, networkManager: full).message == explain(.connectionRefused).message)
+        #expect(explain(.unauthorized, networkManager: portal).message == explain(.unauthorized).message)
         #expect(NoNetworkManager().currentStatus() == nil)
     }
 
