@@ -20,8 +20,11 @@ build: deps
 	$(SWIFT) build --build-tests
 
 # Only the programs: the test support targets are not part of a release.
+# lib is a static executable (Package.swift); lib-online, which it execs for
+# the commands that need the network or the keyring, is dynamic.
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product lib
+	$(SWIFT) build -c release --static-swift-stdlib --product lib-online
 	$(SWIFT) build -c release --static-swift-stdlib --product lib-server
 
 # Every test: unit, protocol and end-to-end (against the built binaries).
@@ -46,11 +49,12 @@ generate: build
 	scripts/generate-docs.sh $(DEBUG_BIN)/lib
 
 install: release
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/lib $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 0755 $(RELEASE_BIN)/lib $(RELEASE_BIN)/lib-server $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(RELEASE_BIN)/lib-online $(DESTDIR)$(PREFIX)/libexec/lib/lib-online
 	install -m 0644 man/lib.1 $(DESTDIR)$(PREFIX)/share/man/man1/lib.1
 	install -m 0644 completions/lib.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/lib
 	install -m 0644 completions/_lib $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_lib

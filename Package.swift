@@ -8,6 +8,7 @@ let package = Package(
     name: "lib",
     products: [
         .executable(name: "lib", targets: ["lib"]),
+        .executable(name: "lib-online", targets: ["lib-online"]),
         .executable(name: "lib-server", targets: ["lib-server"]),
     ],
     targets: [
@@ -45,7 +46,14 @@ let package = Package(
         .target(name: "LibSync", dependencies: ["LibStore", "LibJSON"]),
         .target(name: "LibCLI", dependencies: ["LibJSON"]),
         .target(name: "LibCommands", dependencies: ["CSignals", "LibCLI", "LibNet", "LibKeyring", "LibSync", "LibAccounts", "LibJSON", "LibBookSchema", "LibStore"]),
-        .executableTarget(name: "lib", dependencies: ["LibCLI", "LibCommands"]),
+
+        // lib: a static executable, so that every command starts as fast as
+        // a C program (no dynamic loader at all). It runs what the device
+        // can do alone and execs lib-online, the dynamic program with the
+        // network and the keyring, for the rest (LibCommands.OnlineHelper).
+        .executableTarget(name: "lib", dependencies: ["LibCommands"],
+                          linkerSettings: [.unsafeFlags(["-static-executable"])]),
+        .executableTarget(name: "lib-online", dependencies: ["LibCommands"]),
 
         // Tests.
         .target(name: "TestSupport", path: "Sources/TestSupport"),

@@ -17,8 +17,10 @@ packages=(
   time                            # GNU time -v: peak memory in the bounded-answer test
   mandoc                          # man page lint
   zsh fish                        # completion tests
-  strace                          # crash trials: SIGKILL at a chosen write or fsync
+  strace                          # crash trials (SIGKILL at a chosen write or fsync); which programs run
   hyperfine time                  # benchmarks (time: peak memory)
+  valgrind                        # benchmarks: callgrind instruction counts
+  libc6-dev                       # libc.a: lib is a static executable
 )
 
 missing=()

@@ -59,9 +59,11 @@ public struct CommandDispatcher: Sendable {
 
     /// Runs the process's own command line and exits with its status: all
     /// that `main.swift` does.
-    public func runAsMain(completionSource: any CompletionSource = NoResourcePaths()) -> Never {
+    public func runAsMain(completionSource: any CompletionSource = NoResourcePaths(),
+                          services: CommandServices = CommandServices()) -> Never {
         var context = CommandContext.live()
         context.completionSource = completionSource
+        context.services = services
         let status = run(Array(CommandLine.arguments.dropFirst()), context: context)
         context.standardOutput.flush()
         context.standardError.flush()

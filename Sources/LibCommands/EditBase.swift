@@ -29,6 +29,8 @@ struct EditBase {
             return EditBase(document: object, cached: cached, pendingCreate: false)
         }
         guard fetchIfMissing else { return EditBase(document: nil, cached: nil, pendingCreate: false) }
+        // Nothing is changed yet: `lib` can still hand the edit to `lib-online`.
+        try workspace.context.continueOnline(EditSyntax.command.name)
         let fetched = try fetch(path, store: store, workspace: workspace)
         return EditBase(document: fetched.json?.objectValue, cached: fetched, pendingCreate: false)
     }

@@ -1,4 +1,3 @@
-import LibCLI
 import LibCommands
 
-CommandDispatcher(handlers: LibCommandHandlers.all).runAsMain(completionSource: CacheCompletionSource())
+LibProgram.runOnDevice()

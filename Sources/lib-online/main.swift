@@ -1,0 +1,3 @@
+import LibCommands
+
+LibProgram.runOnline()

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `lib` is a static executable that runs what the device can do alone and
+/// replaces itself with `lib-online` (network and keyring) for the rest
+/// (issue 14). Checked with strace: which programs run, which libraries open.
+@Suite struct ProgramSplitTests {
+    /// `strace -f` of `lib ARGS`: the result, every execve'd program, every library opened.
+    struct Trace {
+        let result: CommandResult
+        let programs: [String]
+        let libraries: [String]
+    }
+
+    func traced(_ lib: LibHarness, _ arguments: [String], executable: String = BuiltProducts.path("lib"), stdin: String? = nil) throws -> Trace {
+        let log = lib.home.file("strace.log")
+        let result = try CommandRunner.run("/usr/bin/strace", ["-f", "-qq", "-e", "trace=execve,openat", "-o", log, executable] + arguments,
+                                           environment: lib.environment, stdin: stdin ?? "")
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        func quoted(after call: String) -> [String] {
+            lines.compactMap { line -> String? in
+                guard let start = line.range(of: call + "(")?.upperBound else { return nil }
+                let rest = line[start...]
+                guard let open = rest.firstIndex(of: "\"") else { return nil }
+                let tail = rest[rest.index(after: open)...]
+                guard let close = tail.firstIndex(of: "\"") else { return nil }
+                return line.contains("= -1") ? nil : String(tail[..<close])
+            }
+        }
+        let libraries = lines.compactMap { line -> String? in
+            guard line.contains("openat("), !line.contains("= -1"), let start = line.range(of: ", \"")?.upperBound,
+                  let end = line[start...].firstIndex(of: "\"") else { return nil }
+            let path = String(line[start..<end])
+            return path.contains(".so") ? path : nil
+        }
+        return Trace(result: result, programs: quoted(after: "execve").map { ($0 as NSString).lastPathComponent },
+                     libraries: libraries)
+    }
+
+    @Test func onDeviceCommandsRunInLibAloneAndLoadNoLibrary() throws {
+        let (server, _dir) = try startDemoServer()
+        let lib = try LibHarness()
+        try lib.login("alice", to: server)
+        #expect(try lib.lib("get", "books/b-7").status == 0)
+        for arguments in [["--version"], ["status"], ["status", "--porcelain"], ["get", "--offline", "books/b-7"],
+                          ["edit", "books/b-7", "copies:=9"], ["resolve"], ["switch"], ["help", "push"],
+                          ["__complete", "paths", "books/"]] {
+            let trace = try traced(lib, arguments)
+            #expect(trace.result.status == 0, "\(trace.result)")
+            #expect(trace.programs == ["lib"], "lib \(arguments.joined(separator: " ")) ran \(trace.programs)")
+            #expect(trace.libraries.isEmpty, "lib \(arguments.joined(separator: " ")) opened \(trace.libraries)")
+        }
+        _ = _dir
+    }
+
+    @Test func networkCommandsContinueInLibOnlineInTheSameProcess() throws {
+        let (server, _dir) = try startDemoServer()
+        let lib = try LibHarness()
+        let login = try traced(lib, ["login", server.baseURL, "--user", "alice", "--password-stdin"], stdin: "alice-demo\n")
+        #expect(login.result.status == 0, "\(login.result)")
+        #expect(login.programs == ["lib", "lib-online"], "\(login.programs)")
+        #expect(login.libraries.contains { $0.contains("libsecret") }, "the helper loads libsecret: \(login.libraries)")
+
+        // An edit of a document this device has never seen fetches it: lib hands it over first.
+        let edit = try traced(lib, ["edit", "books/b-3", "copies:=4"])
+        #expect(edit.result.status == 0, "\(edit.result)")
+        #expect(edit.programs == ["lib", "lib-online"], "\(edit.programs)")
+
+        for arguments in [["get", "books/b-7"], ["push"], ["edit", "books/b-7", "copies:=2", "--push"]] {
+            let trace = try traced(lib, arguments)
+            #expect(trace.result.status == 0, "\(trace.result)")
+            #expect(trace.programs == ["lib", "lib-online"], "lib \(arguments.joined(separator: " ")) ran \(trace.programs)")
+            #expect(trace.libraries.contains { $0.contains("libcurl") }, "\(trace.libraries)")
+        }
+        #expect(try serverHistory(server, book: "b-7").last?.document?.contains("\"copies\":2") == true)
+        _ = _dir
+    }
+
+    /// `make install` puts the helper in `PREFIX/libexec/lib`; without it,
+    /// on-device commands still work and the others say what is missing.
+    @Test func helperIsFoundInLibexecAndAMissingOneIsAClearError() throws {
+        let prefix = try TemporaryDirectory("lib-prefix")
+        let bin = prefix.file("bin"), libexec = prefix.file("libexec/lib")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: BuiltProducts.path("lib"), toPath: bin + "/lib")
+        let lib = try LibHarness()
+
+        let missing = try CommandRunner.run(bin + "/lib", ["push"], environment: lib.environment)
+        #expect(missing.status == 1, "\(missing)")
+        #expect(missing.stderr.contains("`lib push` needs lib-online"), "\(missing)")
+        #expect(missing.stderr.contains(libexec + "/lib-online"), "\(missing)")
+        #expect(try CommandRunner.run(bin + "/lib", ["status"], environment: lib.environment).status == 0)
+
+        try FileManager.default.createDirectory(atPath: libexec, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: BuiltProducts.path("lib-online"), toPath: libexec + "/lib-online")
+        let installed = try traced(lib, ["push"], executable: bin + "/lib")
+        #expect(installed.result.status == 4, "not signed in: the helper ran \(installed.result)")
+        #expect(installed.result.stderr.contains("not signed in"), "\(installed.result)")
+        #expect(installed.programs == ["lib", "lib-online"])
+    }
+}
