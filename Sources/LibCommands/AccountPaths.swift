@@ -18,7 +18,8 @@ public struct AccountPaths: Sendable {
 
     /// Deletes an account's directory: its store (cache and outbox) and its lock.
     public func removeAccountFiles(_ name: String) {
-        for file in ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "push.lock"] {
+        // The prompt file first: from then on no prompt shows the account.
+        for file in ["prompt", "prompt.new", "prompt.lock", "store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "push.lock"] {
             unlink(accountDirectory(name) + "/" + file)
         }
         rmdir(accountDirectory(name))

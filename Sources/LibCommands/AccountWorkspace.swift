@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import LibAccounts
 import LibCLI
 import LibKeyring
@@ -40,10 +43,22 @@ struct AccountWorkspace {
 
     var setAside: SetAsideOutboxes { SetAsideOutboxes(directory: paths.setAsideDirectory) }
 
-    /// The account's store, made (directory 0700, file 0600) when missing.
+    /// The account's store, made (directory 0700, file 0600) when missing,
+    /// keeping the prompt file right through every outbox change.
     func openStore() throws -> AccountStore {
         try PrivateFile.makeDirectory(paths.accountDirectory(name))
-        return try AccountStore(path: paths.storePath(name))
+        let prompt = PromptFile(self)
+        let store = try AccountStore(path: paths.storePath(name), outboxObserver: prompt)
+        prompt.writeIfMissing { try? OutboxSummary(store.outbox.counts()) }
+        return store
+    }
+
+    /// Writes the prompt file when it is missing, from the store read
+    /// under the prompt lock (for commands that open the store read-only).
+    func writePromptFileIfMissing() {
+        let storePath = paths.storePath(name)
+        guard access(storePath, F_OK) == 0 else { return }
+        PromptFile(self).writeIfMissing { OutboxSummary.readIfPresent(storePath: storePath) }
     }
 
     /// The token from the keyring; a keyring problem is reported as such (exit 4).

@@ -15,6 +15,22 @@ struct OutboxSummary: Equatable {
         return OutboxSummary(pending: counts.pending, conflicts: counts.conflicts, rejected: counts.rejected)
     }
 
+    init(pending: Int = 0, conflicts: Int = 0, rejected: Int = 0) {
+        self.pending = pending
+        self.conflicts = conflicts
+        self.rejected = rejected
+    }
+
+    init(_ counts: (pending: Int, conflicts: Int, rejected: Int)) {
+        self.init(pending: counts.pending, conflicts: counts.conflicts, rejected: counts.rejected)
+    }
+
+    /// The counts, or nil when the store cannot be read.
+    static func readIfPresent(storePath: String) -> OutboxSummary? {
+        guard let store = try? AccountStore(readingFrom: storePath), let counts = try? store.outbox.counts() else { return nil }
+        return OutboxSummary(counts)
+    }
+
     var isEmpty: Bool { pending + conflicts + rejected == 0 }
 
     /// "3 pending, 1 conflict" or "up to date".

@@ -7,10 +7,20 @@ public final class AccountStore {
     public var cache: Cache { Cache(db: database) }
     public var outbox: Outbox { Outbox(db: database) }
 
-    /// Opens the store, creating and migrating it when needed.
-    public init(path: String) throws {
+    private var outboxWatch: TableChangeWatch?
+
+    /// Opens the store, creating and migrating it when needed. The observer,
+    /// when given, hears of every outbox change this connection makes.
+    public init(path: String, outboxObserver: (any OutboxObserver)? = nil) throws {
         database = try Database(path: path)
         try AccountStoreSchema.migrator.migrate(database)
+        if let observer = outboxObserver {
+            outboxWatch = TableChangeWatch(
+                database: database, table: "outbox",
+                willChange: { observer.outboxWillChange() },
+                didCommit: { db in observer.outboxDidCommit(try? Outbox(db: db).counts()) },
+                didRollBack: { observer.outboxDidRollBack() })
+        }
     }
 
     /// Opens an existing store only to read it (for `lib status` and the
@@ -21,4 +31,15 @@ public final class AccountStore {
         options.create = false
         database = try Database(path: path, options: options)
     }
+}
+
+/// Hears, for one connection, when a transaction starts changing the
+/// outbox (before its first row changes) and when it has committed (with
+/// the counts then, nil if they could not be read) or rolled back: what
+/// keeps a file derived from the outbox (the prompt file) from ever showing
+/// what is not committed.
+public protocol OutboxObserver: AnyObject {
+    func outboxWillChange()
+    func outboxDidCommit(_ counts: (pending: Int, conflicts: Int, rejected: Int)?)
+    func outboxDidRollBack()
 }

@@ -94,6 +94,7 @@ enum Get {
         let storePath = workspace.paths.storePath(workspace.name)
         // A missing store (nothing read yet) is "not cached", not an error.
         let copy = access(storePath, F_OK) == 0 ? try LocalCopy.read(path, from: AccountStore(readingFrom: storePath)) : nil
+        workspace.writePromptFileIfMissing()
         guard let copy else {
             throw CommandFailure("\(path) is not cached for \(workspace.name): run `lib get \(path)` while online")
         }

@@ -83,6 +83,10 @@ enum Login {
 
         index.add(account)
         try index.save(to: directories.config)
+        // The set-aside count changed under the outbox's feet, and accounts
+        // of the same user name now need a longer short name.
+        PromptFile(workspace).rewrite((try? OutboxSummary(store.outbox.counts())) ?? OutboxSummary())
+        PromptFile.forgetNamesakes(of: account, in: index, paths: paths)
 
         if !context.globalOptions.quiet {
             context.standardOutput.write("Signed in to \(account.origin.hostAndPort) as \(account.username) (account \(account.name))\n")

@@ -69,6 +69,7 @@ enum Logout {
         var index = workspace.index
         index.remove(named: name)
         try index.save(to: try context.directories.config)
+        PromptFile.forgetNamesakes(of: workspace.account, in: index, paths: paths)
         _ = lock
 
         if !context.globalOptions.quiet {

@@ -27,6 +27,9 @@ enum Status {
             }
             accounts = [try AccountSelection.resolve(selector, in: index)]
         }
+        for account in accounts {
+            AccountWorkspace(context, paths: paths, index: index, account: account).writePromptFileIfMissing()
+        }
         let setAside = SetAsideOutboxes(directory: paths.setAsideDirectory)
         let lines = accounts.map { account in
             Line(account: account.name, current: account.name == index.currentName,

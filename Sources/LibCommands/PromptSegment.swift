@@ -1,0 +1,53 @@
+import LibAccounts
+
+/// What a shell prompt shows for an account: its name's short form and
+/// what waits (`alice ↑3 ≠1 ✗2 ⊘4`: 3 writes pending, 1 conflict, 2
+/// rejected, 4 set aside), or nothing at all when nothing waits. The ASCII
+/// form (`alice +3 =1 x2 ~4`) is for terminals whose locale is not UTF-8.
+struct PromptSegment: Equatable {
+    var name: String
+    var pending = 0
+    var conflicts = 0
+    var rejected = 0
+    var setAside = 0
+
+    var isEmpty: Bool { pending + conflicts + rejected + setAside == 0 }
+
+    /// The segment, without a newline; empty when there is nothing to say.
+    func text(unicode: Bool) -> String {
+        guard !isEmpty else { return "" }
+        let marks = unicode ? ["↑", "≠", "✗", "⊘"] : ["+", "=", "x", "~"]
+        var parts = [name]
+        for (count, mark) in zip([pending, conflicts, rejected, setAside], marks) where count > 0 {
+            parts.append(mark + String(count))
+        }
+        return parts.joined(separator: " ")
+    }
+
+    /// The prompt file's contents: the UTF-8 form on the first line, the
+    /// ASCII form on the second; empty when there is nothing to say (the
+    /// snippets then print nothing, and only a missing file makes them ask
+    /// `lib status --prompt`).
+    var fileContents: String {
+        isEmpty ? "" : text(unicode: true) + "\n" + text(unicode: false) + "\n"
+    }
+
+    /// The user name alone when no other signed-in account has it; else
+    /// with the host (`alice@example.org`); else the whole name.
+    static func shortName(of account: Account, among accounts: [Account]) -> String {
+        let others = accounts.filter { $0.name != account.name }
+        guard others.contains(where: { $0.username == account.username }) else { return account.username }
+        let withHost = "\(account.username)@\(account.origin.host)"
+        guard others.contains(where: { "\($0.username)@\($0.origin.host)" == withHost }) else { return withHost }
+        return account.name
+    }
+
+    /// Whether the locale's characters are UTF-8, read as the C library
+    /// would (LC_ALL, then LC_CTYPE, then LANG; unset or empty is "C",
+    /// which is ASCII) without loading any locale.
+    static func localeIsUTF8(_ environment: [String: String]) -> Bool {
+        let locale = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty } ?? "C"
+        let lowered = locale.lowercased()
+        return lowered.contains("utf-8") || lowered.contains("utf8")
+    }
+}

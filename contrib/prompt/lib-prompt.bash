@@ -1,0 +1,51 @@
+# lib's prompt segment for bash: what waits on this device for the account in
+# effect (LIB_ACCOUNT, else the current one), e.g. "alice ↑3 ≠1", nothing when
+# nothing waits. Add to ~/.bashrc:
+#
+#     . /usr/local/share/lib/prompt/lib-prompt.bash
+#
+# It hooks PROMPT_COMMAND and puts $LIB_PROMPT in PS1 (set LIB_PROMPT_PS1=no
+# to place "${LIB_PROMPT:+($LIB_PROMPT) }" yourself). The segment comes from
+# lib's prompt file, read with shell built-ins: no process starts at a prompt.
+# Only when the file is missing (a change was interrupted) does it run
+# `lib status --prompt`, which also writes the file again.
+
+__lib_prompt_update() {
+  local config data name file utf8 ascii
+  if [[ -n $LIB_HOME ]]; then
+    config=$LIB_HOME/config data=$LIB_HOME/data
+  else
+    [[ $XDG_CONFIG_HOME == /* ]] && config=$XDG_CONFIG_HOME/lib || config=$HOME/.config/lib
+    [[ $XDG_DATA_HOME == /* ]] && data=$XDG_DATA_HOME/lib || data=$HOME/.local/share/lib
+  fi
+  LIB_PROMPT=
+  if [[ -n $LIB_ACCOUNT ]]; then
+    name=$LIB_ACCOUNT
+    if [[ ! -d $data/accounts/$name ]]; then
+      # A prefix, as `lib -A` takes it: it must name one account.
+      local matches=("$data/accounts/$LIB_ACCOUNT"*)
+      if (( ${#matches[@]} == 1 )) && [[ -d ${matches[0]} ]]; then name=${matches[0]##*/}; else name=; fi
+    fi
+  elif [[ -f $config/current ]]; then
+    IFS= read -r name < "$config/current"
+  else
+    return 0
+  fi
+  file=$data/accounts/$name/prompt
+  if [[ -n $name && -f $file ]]; then
+    { IFS= read -r utf8; IFS= read -r ascii; } < "$file"
+    case ${LC_ALL:-${LC_CTYPE:-$LANG}} in
+      *[Uu][Tt][Ff]-8* | *[Uu][Tt][Ff]8*) LIB_PROMPT=$utf8 ;;
+      *) LIB_PROMPT=$ascii ;;
+    esac
+  else
+    LIB_PROMPT=$(command lib status --prompt 2>/dev/null)
+  fi
+}
+
+if [[ ";${PROMPT_COMMAND[*]};" != *";__lib_prompt_update;"* ]]; then
+  PROMPT_COMMAND="__lib_prompt_update${PROMPT_COMMAND:+;$PROMPT_COMMAND}"
+fi
+if [[ ${LIB_PROMPT_PS1:-yes} == yes && $PS1 != *LIB_PROMPT* ]]; then
+  PS1='${LIB_PROMPT:+($LIB_PROMPT) }'$PS1
+fi

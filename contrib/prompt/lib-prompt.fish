@@ -1,0 +1,64 @@
+# lib's prompt segment for fish: what waits on this device for the account in
+# effect (LIB_ACCOUNT, else the current one), e.g. "alice ↑3 ≠1", nothing when
+# nothing waits. Add to ~/.config/fish/config.fish:
+#
+#     source /usr/local/share/lib/prompt/lib-prompt.fish
+#
+# It puts the segment before your fish_prompt (set LIB_PROMPT_PS1 to no and
+# call lib_prompt in your own prompt instead). The segment comes from lib's
+# prompt file, read with fish built-ins: no process starts at a prompt. Only
+# when the file is missing (a change was interrupted) does it run
+# `lib status --prompt`, which writes it again.
+
+function lib_prompt --description "lib's prompt segment: writes waiting on this device"
+    set -l config $HOME/.config/lib
+    set -l data $HOME/.local/share/lib
+    if test -n "$LIB_HOME"
+        set config $LIB_HOME/config
+        set data $LIB_HOME/data
+    else
+        string match -q '/*' -- "$XDG_CONFIG_HOME"; and set config $XDG_CONFIG_HOME/lib
+        string match -q '/*' -- "$XDG_DATA_HOME"; and set data $XDG_DATA_HOME/lib
+    end
+    set -l name
+    if test -n "$LIB_ACCOUNT"
+        set name $LIB_ACCOUNT
+        if not test -d $data/accounts/$name
+            # A prefix, as `lib -A` takes it: it must name one account.
+            set -l matches $data/accounts/$LIB_ACCOUNT*/
+            set name
+            test (count $matches) -eq 1; and set name (string replace -r '.*/([^/]+)/$' '$1' -- $matches[1])
+        end
+    else if test -f $config/current
+        read -l current < $config/current; and set name $current
+    else
+        return 0
+    end
+    set -l file $data/accounts/$name/prompt
+    if test -n "$name" -a -f $file
+        set -l lines
+        while read -l line
+            set -a lines $line
+        end < $file
+        test (count $lines) -ge 2; or return 0
+        set -l locale $LC_ALL
+        test -n "$locale"; or set locale $LC_CTYPE
+        test -n "$locale"; or set locale $LANG
+        if string match -qir 'utf-?8' -- "$locale"
+            echo -n $lines[1]
+        else
+            echo -n $lines[2]
+        end
+    else
+        command lib status --prompt 2>/dev/null | read -l segment; and echo -n $segment
+    end
+end
+
+if test "$LIB_PROMPT_PS1" != no; and not functions -q __lib_original_fish_prompt
+    functions -c fish_prompt __lib_original_fish_prompt
+    function fish_prompt
+        set -l segment (lib_prompt)
+        test -n "$segment"; and echo -n "($segment) "
+        __lib_original_fish_prompt
+    end
+end

@@ -1,0 +1,52 @@
+# lib's prompt segment for zsh: what waits on this device for the account in
+# effect (LIB_ACCOUNT, else the current one), e.g. "alice ↑3 ≠1", nothing when
+# nothing waits. Add to ~/.zshrc:
+#
+#     source /usr/local/share/lib/prompt/lib-prompt.zsh
+#
+# It adds a precmd hook and puts $LIB_PROMPT in PROMPT (set LIB_PROMPT_PS1=no
+# to place "${LIB_PROMPT:+($LIB_PROMPT) }" yourself; the powerlevel10k segment
+# does). The segment comes from lib's prompt file, read with shell built-ins:
+# no process starts at a prompt. Only when the file is missing (a change was
+# interrupted) does it run `lib status --prompt`, which writes it again.
+
+__lib_prompt_update() {
+  emulate -L zsh
+  local config data name file utf8 ascii
+  if [[ -n $LIB_HOME ]]; then
+    config=$LIB_HOME/config data=$LIB_HOME/data
+  else
+    [[ $XDG_CONFIG_HOME == /* ]] && config=$XDG_CONFIG_HOME/lib || config=$HOME/.config/lib
+    [[ $XDG_DATA_HOME == /* ]] && data=$XDG_DATA_HOME/lib || data=$HOME/.local/share/lib
+  fi
+  typeset -g LIB_PROMPT=
+  if [[ -n $LIB_ACCOUNT ]]; then
+    name=$LIB_ACCOUNT
+    if [[ ! -d $data/accounts/$name ]]; then
+      # A prefix, as `lib -A` takes it: it must name one account.
+      local -a matches=("$data/accounts/$LIB_ACCOUNT"*(N/))
+      (( ${#matches} == 1 )) && name=${matches[1]:t} || name=
+    fi
+  elif [[ -f $config/current ]]; then
+    IFS= read -r name < "$config/current"
+  else
+    return 0
+  fi
+  file=$data/accounts/$name/prompt
+  if [[ -n $name && -f $file ]]; then
+    { IFS= read -r utf8; IFS= read -r ascii; } < "$file"
+    case ${LC_ALL:-${LC_CTYPE:-$LANG}} in
+      (*[Uu][Tt][Ff]-8* | *[Uu][Tt][Ff]8*) LIB_PROMPT=$utf8 ;;
+      (*) LIB_PROMPT=$ascii ;;
+    esac
+  else
+    LIB_PROMPT=$(command lib status --prompt 2>/dev/null)
+  fi
+}
+
+autoload -Uz add-zsh-hook
+add-zsh-hook precmd __lib_prompt_update
+if [[ ${LIB_PROMPT_PS1:-yes} == yes && $PROMPT != *LIB_PROMPT* ]]; then
+  setopt prompt_subst
+  PROMPT='${LIB_PROMPT:+($LIB_PROMPT) }'$PROMPT
+fi
