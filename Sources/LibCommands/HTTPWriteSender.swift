@@ -68,7 +68,7 @@ struct HTTPWriteSender: WriteSender {
                 response = try api.send("DELETE", target, headers: headers)
             }
         } catch {
-            return temporary(error)
+            return temporary(api.explainedThroughProxy(error))
         }
         return outcome(of: response, for: item)
     }

@@ -36,6 +36,20 @@ struct ServerAPI {
         return try transport.send(request)
     }
 
+    /// A lost connection through a proxy says little: the proxy may have
+    /// closed it while refusing the write's body because it could not reach
+    /// the server. One small GET through the same proxy tells (its own 5xx
+    /// page), so that the user hears whose fault it is. Any other failure,
+    /// or no proxy, is returned as it is.
+    func explainedThroughProxy(_ failure: TransportFailure) -> TransportFailure {
+        guard failure.proxy != nil, case .connectionLost = failure.kind else { return failure }
+        let budget = min(2, secondsLeft ?? 2)
+        guard budget > 0.05, let answer = try? send("GET", "/v1/me", timeout: budget),
+              let explained = self.failure(for: answer), case .proxyCouldNotReachServer = explained.kind
+        else { return failure }
+        return explained
+    }
+
     /// What is left before the deadline, in seconds (never negative); nil without one.
     var secondsLeft: Double? { deadline.map { max(0, $0 - MonotonicClock.now()) } }
 

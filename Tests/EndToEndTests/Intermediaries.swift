@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// A free TCP port on 127.0.0.1 (bound, read back, released).
+func freeLoopbackPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let ok = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    guard ok else { throw IntermediaryError.setup("no free port: errno \(errno)") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// Waits until something accepts connections on 127.0.0.1:`port`.
+func waitUntilListening(_ port: Int, timeout: Double = 10) throws {
+    let deadline = monotonicNow() + timeout
+    while monotonicNow() < deadline {
+        if (try? HTTPTestClient(port: port, timeout: 1)) != nil { return }
+        usleep(50_000)
+    }
+    throw IntermediaryError.setup("nothing listens on 127.0.0.1:\(port)")
+}
+
+enum IntermediaryError: Error { case setup(String) }
+
+/// Debian's tinyproxy, a real forward proxy, on a loopback port, with its
+/// own configuration and log; stopped (and started again on the same port)
+/// by the test.
+final class TinyProxy: @unchecked Sendable {
+    let port: Int
+    let directory: TemporaryDirectory
+    private var process: Process?
+    static let path = "/usr/bin/tinyproxy"
+    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: path) }
+
+    var url: String { "http://127.0.0.1:\(port)" }
+    var log: String { (try? String(contentsOfFile: directory.file("tinyproxy.log"), encoding: .utf8)) ?? "" }
+
+    init() throws {
+        directory = try TemporaryDirectory("lib-e2e-tinyproxy")
+        port = try freeLoopbackPort()
+        let configuration = """
+            Port \(port)
+            Listen 127.0.0.1
+            Timeout 15
+            MaxClients 20
+            LogLevel Connect
+            LogFile "\(directory.file("tinyproxy.log"))"
+            DisableViaHeader Yes
+            """
+        try configuration.write(toFile: directory.file("tinyproxy.conf"), atomically: true, encoding: .utf8)
+        try start()
+    }
+
+    func start() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.path)
+        process.arguments = ["-d", "-c", directory.file("tinyproxy.conf")]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        try waitUntilListening(port)
+    }
+
+    /// SIGKILL: a child of the test process inherits its blocked signals
+    /// (SIGTERM among them), and the proxy holds nothing worth a clean exit.
+    func stop() {
+        guard let process, process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        self.process = nil
+    }
+
+    deinit { stop() }
+}
+
+/// A private CA made with openssl for one test, and a server certificate it
+/// signed for 127.0.0.1 and localhost.
+struct TestCertificateAuthority {
+    let certificate: String
+    let serverCertificate: String
+    let serverKey: String
+
+    init(in directory: TemporaryDirectory) throws {
+        func openssl(_ arguments: [String]) throws {
+            let result = try CommandRunner.run("/usr/bin/openssl", arguments)
+            guard result.status == 0 else { throw IntermediaryError.setup(result.description) }
+        }
+        certificate = directory.file("ca.pem")
+        serverCertificate = directory.file("server.pem")
+        serverKey = directory.file("server.key")
+        let caKey = directory.file("ca.key"), request = directory.file("server.csr"), extensions = directory.file("server.ext")
+        try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", caKey,
+                     "-out", certificate, "-days", "2", "-subj", "/CN=lib test CA",
+                     "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
+        try openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", serverKey,
+                     "-out", request, "-subj", "/CN=127.0.0.1"])
+        try "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n"
+            .write(toFile: extensions, atomically: true, encoding: .utf8)
+        try openssl(["x509", "-req", "-in", request, "-CA", certificate, "-CAkey", caKey, "-CAcreateserial",
+                     "-out", serverCertificate, "-days", "2", "-extfile", extensions])
+    }
+}
+
+/// Debian's nginx as a TLS reverse proxy in front of a lib-server, gzip on
+/// (for JSON too), in one process (`master_process off`, so that SIGKILL
+/// stops all of it), with its files in its own directory.
+final class NginxReverseProxy: @unchecked Sendable {
+    let port: Int
+    let directory: TemporaryDirectory
+    let authority: TestCertificateAuthority
+    private let process = Process()
+    static let path = "/usr/sbin/nginx"
+    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: path) }
+
+    var url: String { "https://127.0.0.1:\(port)" }
+    var accessLog: String { (try? String(contentsOfFile: directory.file("access.log"), encoding: .utf8)) ?? "" }
+
+    init(upstreamPort: Int) throws {
+        directory = try TemporaryDirectory("lib-e2e-nginx")
+        authority = try TestCertificateAuthority(in: directory)
+        port = try freeLoopbackPort()
+        let d = directory.path
+        let configuration = """
+            daemon off;
+            master_process off;
+            user root;
+            worker_processes 1;
+            error_log \(d)/error.log;
+            pid \(d)/nginx.pid;
+            events { worker_connections 64; }
+            http {
+                log_format lib '$request_method $request_uri $status';
+                access_log \(d)/access.log lib;
+                client_body_temp_path \(d)/body;
+                proxy_temp_path \(d)/proxy;
+                fastcgi_temp_path \(d)/fastcgi;
+                uwsgi_temp_path \(d)/uwsgi;
+                scgi_temp_path \(d)/scgi;
+                gzip on;
+                gzip_types application/json application/problem+json;
+                gzip_min_length 1;
+                gzip_proxied any;
+                server {
+                    listen 127.0.0.1:\(port) ssl;
+                    ssl_certificate \(authority.serverCertificate);
+                    ssl_certificate_key \(authority.serverKey);
+                    location / {
+                        proxy_pass http://127.0.0.1:\(upstreamPort);
+                        proxy_http_version 1.1;
+                        proxy_set_header Connection "";
+                        proxy_set_header Host $http_host;
+                    }
+                }
+            }
+            """
+        try configuration.write(toFile: directory.file("nginx.conf"), atomically: true, encoding: .utf8)
+        process.executableURL = URL(fileURLWithPath: Self.path)
+        process.arguments = ["-p", d, "-c", directory.file("nginx.conf")]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try waitUntilListening(port)
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
