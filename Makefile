@@ -55,6 +55,9 @@ install: release
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 0755 $(RELEASE_BIN)/lib $(RELEASE_BIN)/lib-server $(DESTDIR)$(PREFIX)/bin/
 	install -m 0755 $(RELEASE_BIN)/lib-online $(DESTDIR)$(PREFIX)/libexec/lib/lib-online
+	install -d $(DESTDIR)$(PREFIX)/share/lib/prompt
+	install -m 0644 contrib/prompt/lib-prompt.bash contrib/prompt/lib-prompt.zsh contrib/prompt/lib-prompt.fish \
+		contrib/prompt/lib-prompt.p10k.zsh contrib/prompt/starship.toml $(DESTDIR)$(PREFIX)/share/lib/prompt/
 	install -m 0644 man/lib.1 $(DESTDIR)$(PREFIX)/share/man/man1/lib.1
 	install -m 0644 completions/lib.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/lib
 	install -m 0644 completions/_lib $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_lib

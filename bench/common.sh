@@ -98,6 +98,13 @@ bench_mean() {
 # bench_ratio A B: A / B, two decimals.
 bench_ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}')" "$1" "$2"; }
 
+# bench_instructions CMD...: the instructions CMD executes, in millions
+# (valgrind's callgrind): the figure that machine noise does not move.
+bench_instructions() {
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null \
+    | sed -n 's/.*Collected : //p' | python3 -c 'import sys; print(f"{int(sys.stdin.read())/1e6:.2f}")'
+}
+
 # bench_against_git LABEL "LIB ARGS" BUDGET SMALL_HOME LARGE_HOME REPO:
 # times `lib LIB ARGS` in both homes against git status in REPO (one
 # hyperfine run per home, each with git as its reference, so that LIB_HOME
@@ -118,4 +125,9 @@ bench_against_git() {
   echo "$label, 100k documents / 10k pending: lib $(ms "$large_t") ms, git $(ms "$git_large") ms"
   echo "$label ratio vs git status (100k/10k): $(bench_ratio "$large_t" "$git_large") (budget $budget)"
   echo "$label growth 1k/10 -> 100k/10k: $(bench_ratio "$large_t" "$small_t") (budget 1.2)"
+  local lib_i git_i
+  # shellcheck disable=SC2086
+  lib_i=$(LIB_HOME="$large" bench_instructions "$BIN/lib" $args)
+  git_i=$(bench_instructions git -C "$repo" status --porcelain)
+  echo "$label instructions (callgrind, 100k/10k): lib ${lib_i} M, git ${git_i} M, ratio $(bench_ratio "$lib_i" "$git_i")"
 }

@@ -4,7 +4,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "${1:-.build/release}" && pwd)
-for script in status.sh get-offline.sh edit.sh push.sh; do
+for script in startup.sh status.sh get-offline.sh edit.sh push.sh; do
   [ -x "$here/$script" ] || continue
   echo "== $script"
   "$here/../scripts/with-test-session.sh" "$here/$script" "$bin"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `lib status --short` with 100,000 cached documents and 10,000 pending
-# writes against `git status --porcelain` in a 50-file repo (budget 1.5×),
+# `lib status --prompt` with 100,000 cached documents and 10,000 pending
+# writes against `git status --porcelain` in a 50-file repo (budget 1.0×),
 # and its growth from 1k documents / 10 pending (budget 1.2×).
 # Usage: bench/status.sh BIN_DIR   (inside scripts/with-test-session.sh)
 set -euo pipefail
@@ -13,4 +13,4 @@ bench_home "$small"; bench_fill "$small" 1000 10
 bench_home "$large"; bench_fill "$large" 100000 10000
 repo=$(bench_git_repo)
 
-bench_against_git "status --short" "status --short" 1.5 "$small" "$large" "$repo"
+bench_against_git "status --prompt" "status --prompt" 1.0 "$small" "$large" "$repo"

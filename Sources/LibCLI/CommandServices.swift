@@ -11,13 +11,23 @@
 ///         var transport: any HTTPTransportFactory { services[TransportKey.self] }
 ///     }
 public struct CommandServices: Sendable {
-    private var values: [ObjectIdentifier: any Sendable] = [:]
+    // A few entries at most: a list, searched in order. (A dictionary here
+    // made the runtime look up ObjectIdentifier's Hashable conformance at
+    // every start, a scan of every conformance in the executable.)
+    private var values: [(key: ObjectIdentifier, value: any Sendable)] = []
 
     public init() {}
 
     public subscript<Key: ServiceKey>(key: Key.Type) -> Key.Value {
-        get { values[ObjectIdentifier(key)] as? Key.Value ?? Key.defaultValue }
-        set { values[ObjectIdentifier(key)] = newValue }
+        get {
+            let id = ObjectIdentifier(key)
+            return values.first { $0.key == id }?.value as? Key.Value ?? Key.defaultValue
+        }
+        set {
+            let id = ObjectIdentifier(key)
+            values.removeAll { $0.key == id }
+            values.append((id, newValue))
+        }
     }
 }
 

@@ -8,9 +8,13 @@ enum ProcessEnvironment {
         var variables: [String: String] = [:]
         var entry: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = environ
         while let current = entry, let pointer = current.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            // Split at the first '=' on the bytes (strchr): this runs at the
+            // start of every command, and String's Character-wise search
+            // cost more than all the rest of `lib --version`.
+            if let equals = strchr(pointer, Int32(UInt8(ascii: "="))) {
+                let nameLength = pointer.distance(to: equals)
+                let name = UnsafeRawBufferPointer(start: pointer, count: nameLength)
+                variables[String(decoding: name, as: UTF8.self)] = String(cString: equals + 1)
             }
             entry = current + 1
         }

@@ -37,6 +37,34 @@ final class PromptFile: OutboxObserver {
                       rejected: counts.rejected, setAside: setAside())
     }
 
+    /// The segment as the file has it (the UTF-8 or the ASCII line); when
+    /// the file is missing, from the store, writing the file again.
+    func text(unicode: Bool, storePath: String) -> String {
+        if let contents = Self.read(path) {
+            let lines = contents.split(separator: "\n", omittingEmptySubsequences: false)
+            return lines.count >= 2 ? String(lines[unicode ? 0 : 1]) : ""
+        }
+        let counts = OutboxSummary.readIfPresent(storePath: storePath) ?? OutboxSummary()
+        writeIfMissing { OutboxSummary.readIfPresent(storePath: storePath) }
+        return segment(counts).text(unicode: unicode)
+    }
+
+    /// A small file's contents; nil when it cannot be read.
+    private static func read(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 512)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 { return nil }
+            if count == 0 { break }
+            bytes += buffer[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Writes the file when it is missing and no change is under way (one
     /// is when the lock is taken: its writer will write the file).
     func writeIfMissing(_ counts: () -> OutboxSummary?) {
