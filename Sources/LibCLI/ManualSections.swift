@@ -80,7 +80,8 @@ enum ManualSections {
             A crontab line: every ten minutes, send every account's changes, \
             trying for up to a minute.
             """),
-        Entry(term: "lib status --short", text: "Fast enough for a shell prompt: it never touches the network."),
+        Entry(term: "lib status", text: "Each pending write: path, kind, fields, age; lib diff shows the values."),
+        Entry(term: "lib status --prompt", text: "One line, fast enough for a shell prompt: it never touches the network."),
     ]
 
     /// Other manuals, as (name, section).

@@ -11,5 +11,7 @@ public enum LibCommandHandlers {
         EditSyntax.command.name: Edit.run,
         PushSyntax.command.name: Push.run,
         ResolveSyntax.command.name: Resolve.run,
+        DiffSyntax.command.name: Diff.run,
+        DiscardSyntax.command.name: Discard.run,
     ]
 }

@@ -42,3 +42,12 @@ struct OutboxSummary: Equatable {
         return parts.isEmpty ? "up to date" : parts.joined(separator: ", ")
     }
 }
+
+extension OutboxSummary {
+    /// Every write of the account's outbox, oldest first, read without
+    /// creating or migrating anything (a missing store has none).
+    static func writes(storePath: String) -> [WriteDescription] {
+        guard let store = try? AccountStore(readingFrom: storePath), let items = try? store.outbox.all() else { return [] }
+        return items.map(WriteDescription.init)
+    }
+}

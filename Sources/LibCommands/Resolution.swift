@@ -293,9 +293,8 @@ struct Resolution {
     }
 
     func discard() throws -> ExitCode {
-        try store.database.write { _ in
-            for item in [write.item] + write.later { try store.outbox.remove(seq: item.seq) }
-        }
+        // The same as `lib discard PATH`: every write of the path goes.
+        try store.outbox.discard(paths: [key])
         say("Resolved \(key) for \(workspace.name): discarded \(write.droppedPhrase).")
         return .success
     }

@@ -97,6 +97,6 @@ extension OutboxItem {
         OutboxItem(seq: seq, path: path, method: method, createOnly: precondition.createOnly, body: body,
                    baseBody: baseBody, baseETag: baseETag, ifMatch: precondition.ifMatch, idempotencyKey: idempotencyKey,
                    status: status, attempts: attempts, lastError: lastError, theirsBody: theirsBody,
-                   theirsETag: theirsETag, problem: problem, createdAt: createdAt)
+                   theirsETag: theirsETag, problem: problem, createdAt: createdAt, updatedAt: updatedAt)
     }
 }

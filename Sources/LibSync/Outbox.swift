@@ -95,10 +95,16 @@ public struct Outbox {
                    [.integer(seq), .real(now)])
     }
 
-    /// Marks every pending write as attempted, in one transaction, before a
-    /// push pass sends any of them.
+    /// Marks every write the pass may send as attempted, in one transaction,
+    /// before it sends any of them. A write waiting behind a conflict or a
+    /// rejected write of its path cannot be sent, so it is not marked: it
+    /// was never on the wire, and `lib discard` may take it back.
     public func markPendingAttempted(now: UnixSeconds = UnixClock.now()) throws {
-        try db.run("UPDATE outbox SET attempts = attempts + 1, updated_at = ?1 WHERE status = 'pending'", [.real(now)])
+        try db.run("""
+            UPDATE outbox SET attempts = attempts + 1, updated_at = ?1 WHERE status = 'pending' AND NOT EXISTS (
+                SELECT 1 FROM outbox AS earlier WHERE earlier.path = outbox.path AND earlier.seq < outbox.seq
+                AND earlier.status <> 'pending')
+            """, [.real(now)])
     }
 
     /// A transport failure, 5xx or 429: the item stays, first in line.
@@ -186,6 +192,25 @@ public struct Outbox {
         try db.run("DELETE FROM outbox WHERE seq = ?1", [.integer(seq)])
     }
 
+    /// Takes back every write of these paths (pending, in conflict or
+    /// rejected), in one transaction; returns how many were removed.
+    @discardableResult
+    public func discard(paths: [String]) throws -> Int {
+        try db.write { db in
+            var removed = 0
+            for path in paths {
+                removed += try Self.items(db, "WHERE path = ?1", [.text(path)]).count
+                try db.run("DELETE FROM outbox WHERE path = ?1", [.text(path)])
+            }
+            return removed
+        }
+    }
+
+    /// The paths that have writes in the outbox, in the order of their oldest write.
+    public func paths() throws -> [String] {
+        try db.query("SELECT path FROM outbox GROUP BY path ORDER BY min(seq)").compactMap { $0["path"].text }
+    }
+
     /// Pending, conflict and rejected counts, in constant time.
     public func counts() throws -> (pending: Int, conflicts: Int, rejected: Int) {
         var counts = (pending: 0, conflicts: 0, rejected: 0)
@@ -204,7 +229,7 @@ public struct Outbox {
     static func items(_ db: Database, _ clause: String, _ values: [SQLValue]) throws -> [OutboxItem] {
         let statement = try db.prepare("""
             SELECT seq, path, method, create_only, body, base_body, base_etag, if_match, idempotency_key, status,
-                attempts, last_error, theirs_body, theirs_etag, problem, created_at FROM outbox \(clause)
+                attempts, last_error, theirs_body, theirs_etag, problem, created_at, updated_at FROM outbox \(clause)
             """)
         try statement.bind(values)
         return try statement.rows { s in
@@ -215,7 +240,7 @@ public struct Outbox {
                 idempotencyKey: s.text(at: 8) ?? "", status: OutboxItem.Status(rawValue: s.text(at: 9) ?? "") ?? .pending,
                 attempts: Int(s.integer(at: 10)), lastError: s.text(at: 11), theirsBody: s.text(at: 12),
                 theirsETag: s.text(at: 13), problem: s.text(at: 14),
-                createdAt: s.value(at: 15).real ?? 0)
+                createdAt: s.value(at: 15).real ?? 0, updatedAt: s.value(at: 16).real ?? 0)
         }
     }
 }

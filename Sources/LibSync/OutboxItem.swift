@@ -29,4 +29,19 @@ public struct OutboxItem: Sendable, Equatable {
     /// For a rejected write: the server's problem detail.
     public let problem: String?
     public let createdAt: UnixSeconds
+    /// When it last changed: for an attempted write still pending, when the
+    /// push that may have sent it marked it or recorded its failure.
+    public let updatedAt: UnixSeconds
+
+    /// Kind of change, as `lib status` says it.
+    public enum Kind: String, Sendable { case create, change, delete }
+
+    public var kind: Kind {
+        if method == .delete { return .delete }
+        return createOnly || baseBody == nil ? .create : .change
+    }
+
+    /// Sent (or about to be) by a push whose answer never came: the server
+    /// may have applied it. Only the next push can tell, by replaying its key.
+    public var mayBeOnServer: Bool { status == .pending && attempts > 0 }
 }

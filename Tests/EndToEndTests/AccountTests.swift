@@ -24,9 +24,9 @@ import TestSupport
 
         let switched = try lib.lib("switch", "b")
         #expect(switched.stdout == "Switched to bob@127.0.0.1:\(one.port)\n")
-        #expect(try lib.lib("status", "--short").stdout == "bob@127.0.0.1:\(one.port) up to date\n")
-        #expect(try lib.lib("-A", "alice@127.0.0.1:\(one.port)", "status", "--short").stdout.hasPrefix("alice@127.0.0.1:\(one.port) "))
-        #expect(try lib.lib(["status", "--short"], environment: ["LIB_ACCOUNT": "alice@127.0.0.1:\(two.port)"]).stdout
+        #expect(try lib.lib("status", "--prompt").stdout == "bob@127.0.0.1:\(one.port) up to date\n")
+        #expect(try lib.lib("-A", "alice@127.0.0.1:\(one.port)", "status", "--prompt").stdout.hasPrefix("alice@127.0.0.1:\(one.port) "))
+        #expect(try lib.lib(["status", "--prompt"], environment: ["LIB_ACCOUNT": "alice@127.0.0.1:\(two.port)"]).stdout
             .hasPrefix("alice@127.0.0.1:\(two.port) "))
         let unknown = try lib.lib("-A", "carol", "status")
         #expect(unknown.status == 2)
@@ -127,7 +127,7 @@ import TestSupport
             ["/bin/bash", "-c", script, "locked", BuiltProducts.path("lib"), server.baseURL], environment: env, timeout: 60)
         #expect(result.status == 4, "\(result)")
         #expect(result.stderr.contains("locked"), "\(result)")
-        let status = try lib.lib("status", "--short")
+        let status = try lib.lib("status", "--prompt")
         #expect(status.stdout == "alice@127.0.0.1:\(server.port) up to date\n", "the account is still there\n\(status)")
         _ = _dir
     }

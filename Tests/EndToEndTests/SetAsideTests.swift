@@ -34,7 +34,7 @@ import TestSupport
             let writers = try serverHistory(restarted, book: book).dropFirst().map(\.updatedBy)
             #expect(writers.isEmpty, "\(book) was written by \(writers) while alice was signed out")
         }
-        let status = try lib.lib("status", "--short")
+        let status = try lib.lib("status", "--prompt")
         #expect(status.stdout == "bob@127.0.0.1:\(port) up to date\n", "\(status)")
 
         // alice again, on the same server: her writes come back, in order, as hers.

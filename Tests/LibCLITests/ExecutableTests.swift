@@ -14,7 +14,8 @@ private func lib(_ arguments: [String], home: String = "/nonexistent-lib-home") 
     #expect(result.stdout.isEmpty)
     #expect(result.stderr == """
         Usage: lib [-A ACCOUNT] [--json] [-q] [-v] [--no-color] COMMAND ...
-        Commands: login logout switch get edit push status resolve completion help
+        Commands: login logout switch get edit push status diff discard resolve
+                  completion help
         Run 'lib --help' for more.
 
         """, "\(result)")
@@ -49,7 +50,7 @@ private func lib(_ arguments: [String], home: String = "/nonexistent-lib-home") 
     }
 }
 
-@Test(arguments: ["login", "logout", "switch", "get books/b-7", "edit books/b-7 title=x", "push --wait 5", "status --short", "resolve"])
+@Test(arguments: ["login", "logout", "switch", "get books/b-7", "edit books/b-7 title=x", "push --wait 5", "status --short", "diff", "discard books/b-7", "resolve"])
 func commandsWithoutHandlersParseThenSayNotImplemented(_ line: String) throws {
     let arguments = line.split(separator: " ").map(String.init)
     let output = OutputBuffer(), errors = OutputBuffer()

@@ -1,9 +1,14 @@
-/// `lib status [--short | --porcelain] [--all]`
+/// `lib status [--short | --porcelain | --prompt] [--all]`
 public enum StatusSyntax {
     public static let short = OptionSpec.flag(
-        "short", "One line per pending write or conflict")
+        "short", "One line per pending write or conflict",
+        details: "git's status --short shape: '## ACCOUNT', then 'XY PATH' per write; X is A (create), M (change) or D (delete), Y is a space (pending), S (sent, no answer yet), U (conflict) or R (rejected).")
     public static let porcelain = OptionSpec.flag(
-        "porcelain", "Stable output for scripts")
+        "porcelain", "Stable output for scripts",
+        details: "The account's counters as 'key value' lines, then one 'write STATUS KIND ATTEMPTS CREATED PATH FIELDS' line per write, then a blank line (docs/CLI.md).")
+    public static let prompt = OptionSpec.flag(
+        "prompt", "One compact line per account, for a shell prompt",
+        details: "'alice@host:8080 3 pending, 1 conflict' or '... up to date', from the outbox's counters only.")
     public static let all = OptionSpec.flag(
         "all", "Show every signed-in account")
 
@@ -11,19 +16,21 @@ public enum StatusSyntax {
         name: "status",
         summary: "Show pending writes, conflicts and the account",
         discussion: """
-            Shows the account, the writes waiting to be pushed and the conflicts \
-            and rejected writes that need a decision. Reads this device only: \
-            never the network, D-Bus or the keyring, so it is fast enough for a \
-            shell prompt.
+            Shows the account, then each write waiting to be pushed and each \
+            conflict and rejected write that needs a decision: its path, kind \
+            (create, change, delete), the fields it changes, its age, and for \
+            a write a push already sent, the attempts and the last error. \
+            Reads this device only: never the network, D-Bus or the keyring.
 
             --porcelain and --json print formats for scripts that do not change \
-            between versions.
+            between versions. --prompt is the one-liner for shell prompts.
             """,
-        options: [short, porcelain, all],
-        exclusiveGroups: [[short.name, porcelain.name]],
+        options: [short, porcelain, prompt, all],
+        exclusiveGroups: [[short.name, porcelain.name, prompt.name]],
         examples: [
-            .init("lib status", "What is pending for the current account."),
+            .init("lib status", "What is pending for the current account, write by write."),
             .init("lib status --short", "The same, one line per write."),
+            .init("lib status --prompt", "One line, for a shell prompt."),
             .init("lib status --porcelain --all", "Every account, for a script."),
         ],
         exitStatuses: [.init(.success), .init(.failure), .init(.usage)])

@@ -1,19 +1,34 @@
 import LibAccounts
 import LibCLI
+import LibJSON
 import LibSync
 
-/// `lib status [--short | --porcelain] [--all]`: what waits to be sent, from
-/// local files only — no network, no D-Bus, no keyring — so that it can run
-/// in a shell prompt.
+/// `lib status [--short | --porcelain | --prompt] [--all]`: what waits to be
+/// sent, write by write, from local files only — no network, no D-Bus, no
+/// keyring. `--prompt` is the compact one-liner for shell prompts, read
+/// from the outbox's counts alone.
 enum Status {
     struct Line {
         let account: String
         let current: Bool
         let summary: OutboxSummary
         let setAside: Int
+        /// The account's writes, oldest first (not read for `--prompt`).
+        let writes: [WriteDescription]
+    }
+
+    enum Format { case long, short, porcelain, prompt, json }
+
+    static func format(_ parsed: ParsedCommand, _ context: CommandContext) -> Format {
+        if parsed.isSet(StatusSyntax.prompt) { return .prompt }
+        if context.globalOptions.json { return .json }
+        if parsed.isSet(StatusSyntax.porcelain) { return .porcelain }
+        if parsed.isSet(StatusSyntax.short) { return .short }
+        return .long
     }
 
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+        let format = format(parsed, context)
         let directories = try context.directories
         let paths = AccountPaths(directories: directories)
         let index = try AccountIndex.load(from: directories.config)
@@ -23,7 +38,7 @@ enum Status {
         } else {
             let selector = context.accountSelector
             if selector == nil && index.accounts.isEmpty {
-                return notSignedIn(parsed, context)
+                return notSignedIn(format, context)
             }
             accounts = [try AccountSelection.resolve(selector, in: index)]
         }
@@ -32,62 +47,164 @@ enum Status {
         }
         let setAside = SetAsideOutboxes(directory: paths.setAsideDirectory)
         let lines = accounts.map { account in
-            Line(account: account.name, current: account.name == index.currentName,
-                 summary: OutboxSummary.read(storePath: paths.storePath(account.name)),
-                 setAside: setAside.count(for: SetAsideOutboxes.identityKey(origin: account.origin.description, userID: account.userID)))
+            let storePath = paths.storePath(account.name)
+            return Line(account: account.name, current: account.name == index.currentName,
+                        summary: OutboxSummary.read(storePath: storePath),
+                        setAside: setAside.count(for: SetAsideOutboxes.identityKey(origin: account.origin.description, userID: account.userID)),
+                        writes: format == .prompt ? [] : OutboxSummary.writes(storePath: storePath))
         }
-        if context.globalOptions.json {
-            context.standardOutput.write("[" + lines.map(json).joined(separator: ",") + "]\n")
-        } else if parsed.isSet(StatusSyntax.porcelain) {
+        let now = context.now().secondsSince1970
+        switch format {
+        case .prompt:
+            for line in lines { context.standardOutput.write(StatusPrompt.line(account: line.account, summary: line.summary, setAside: line.setAside) + "\n") }
+        case .json:
+            context.standardOutput.write(JSONValue.array(lines.map { json($0, now: now) }).serialized() + "\n")
+        case .porcelain:
             for line in lines { context.standardOutput.write(porcelain(line)) }
-        } else if parsed.isSet(StatusSyntax.short) {
-            for line in lines { context.standardOutput.write(short(line) + "\n") }
-        } else {
-            context.standardOutput.write(lines.map(long).joined(separator: "\n"))
+        case .short:
+            for line in lines { context.standardOutput.write(short(line)) }
+        case .long:
+            context.standardOutput.write(lines.map { long($0, now: now) }.joined(separator: "\n"))
         }
         return .success
     }
 
-    private static func notSignedIn(_ parsed: ParsedCommand, _ context: CommandContext) -> ExitCode {
-        if context.globalOptions.json { context.standardOutput.write("[]\n") }
-        else if !parsed.isSet(StatusSyntax.short) && !parsed.isSet(StatusSyntax.porcelain) {
-            context.standardOutput.write("Not signed in. Run `lib login SERVER_URL`.\n")
+    private static func notSignedIn(_ format: Format, _ context: CommandContext) -> ExitCode {
+        switch format {
+        case .json: context.standardOutput.write("[]\n")
+        case .long: context.standardOutput.write("Not signed in. Run `lib login SERVER_URL`.\n")
+        case .short, .porcelain, .prompt: break
         }
         return .success
     }
 
-    /// `alice@host:8080 3 pending, 1 conflict` — one line, for prompts.
+    // MARK: --short
+
+    /// git's `status --short` shape: `## ACCOUNT`, then `XY PATH` per write.
+    /// X is the kind (A create, M change, D delete); Y the state (space:
+    /// pending, S: sent and no answer came, U: conflict, R: rejected).
     static func short(_ line: Line) -> String {
-        var text = "\(line.account) \(line.summary.phrase)"
-        if line.setAside > 0 { text += ", \(line.setAside) set aside" }
+        var text = "## \(line.account)\(line.setAside > 0 ? " (\(line.setAside) set aside)" : "")\n"
+        for write in line.writes { text += "\(shortCode(write)) \(write.path)\n" }
         return text
     }
 
-    /// Stable `key value` lines for scripts; a blank line after each account.
-    static func porcelain(_ line: Line) -> String {
-        [
-            "account \(line.account)", "current \(line.current)", "pending \(line.summary.pending)",
-            "conflicts \(line.summary.conflicts)", "rejected \(line.summary.rejected)", "set-aside \(line.setAside)",
-        ].joined(separator: "\n") + "\n\n"
+    static func shortCode(_ write: WriteDescription) -> String {
+        let kind: Character = switch write.kind { case .create: "A"; case .change: "M"; case .delete: "D" }
+        let state: Character = switch write.item.status {
+        case .pending: write.item.mayBeOnServer ? "S" : " "
+        case .conflict: "U"
+        case .rejected: "R"
+        }
+        return String([kind, state])
     }
 
-    static func long(_ line: Line) -> String {
+    // MARK: --porcelain
+
+    /// Stable `key value` lines for scripts, then one `write` line per
+    /// write, then a blank line (docs/CLI.md, "status --porcelain").
+    static func porcelain(_ line: Line) -> String {
+        var lines = [
+            "account \(line.account)", "current \(line.current)", "pending \(line.summary.pending)",
+            "conflicts \(line.summary.conflicts)", "rejected \(line.summary.rejected)", "set-aside \(line.setAside)",
+        ]
+        for write in line.writes {
+            let fields = write.fields.isEmpty ? "-" : write.fields.map(porcelainWord).joined(separator: ",")
+            lines.append("write \(write.item.status.rawValue) \(write.kind.rawValue) \(write.item.attempts) \(Int64(write.item.createdAt)) \(write.path) \(fields)")
+        }
+        return lines.joined(separator: "\n") + "\n\n"
+    }
+
+    /// A field name with `%`, `,`, spaces and control characters percent-encoded.
+    static func porcelainWord(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "%") || byte == UInt8(ascii: ",") {
+                result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            } else {
+                result += String(decoding: [byte], as: UTF8.self)
+            }
+        }
+        return result
+    }
+
+    // MARK: Human text
+
+    static func long(_ line: Line, now: Double) -> String {
         var text = "On \(line.account)\(line.current ? "" : " (not the current account)")\n"
         let s = line.summary
         if s.isEmpty { text += "Nothing waiting to be sent.\n" }
-        if s.pending > 0 {
-            text += "\(Wording.writes(s.pending).capitalizedFirst) pending: run `lib push` to send \(s.pending == 1 ? "it" : "them").\n"
+        let groups: [(OutboxItem.Status, String)] = [
+            (.pending, "\(Wording.writes(s.pending).capitalizedFirst) pending: run `lib push` to send \(s.pending == 1 ? "it" : "them"), `lib diff` to see \(s.pending == 1 ? "it" : "them")."),
+            (.conflict, "\(Wording.count(s.conflicts, "conflict").capitalizedFirst) to settle: run `lib resolve PATH`."),
+            (.rejected, "\(Wording.count(s.rejected, "write").capitalizedFirst) rejected by the server: run `lib resolve PATH`."),
+        ]
+        for (status, heading) in groups {
+            let writes = line.writes.filter { $0.item.status == status }
+            guard !writes.isEmpty else { continue }
+            text += heading + "\n"
+            let kindWidth = writes.map { $0.kind.rawValue.count }.max() ?? 0
+            let pathWidth = writes.map(\.path.count).max() ?? 0
+            for write in writes {
+                text += "  " + write.kind.rawValue.padding(to: kindWidth) + "  " + write.path.padding(to: pathWidth)
+                text += "  " + detail(write, now: now) + "\n"
+            }
         }
-        if s.conflicts > 0 { text += "\(Wording.count(s.conflicts, "conflict").capitalizedFirst) to settle: run `lib resolve`.\n" }
-        if s.rejected > 0 { text += "\(Wording.count(s.rejected, "write").capitalizedFirst) rejected by the server: run `lib resolve`.\n" }
         if line.setAside > 0 {
             text += "\(Wording.writes(line.setAside).capitalizedFirst) set aside at logout (restored at your next `lib login`).\n"
         }
         return text
     }
 
-    static func json(_ line: Line) -> String {
+    /// "title, year · 2 minutes ago · sent at 10:02, no answer (2 attempts): …".
+    static func detail(_ write: WriteDescription, now: Double) -> String {
+        var parts: [String] = []
+        switch write.kind {
+        case .delete: parts.append("deletes it")
+        case .create, .change: parts.append(write.fields.isEmpty ? "no field changed" : write.fields.joined(separator: ", "))
+        }
+        parts.append(AgeWording.describe(seconds: now - write.item.createdAt))
+        let item = write.item
+        if item.mayBeOnServer {
+            var sent = "sent at \(LocalTime.describe(item.updatedAt, now: now)), no answer (\(Wording.count(item.attempts, "attempt")))"
+            if let error = item.lastError { sent += ": \(error)" }
+            parts.append(sent)
+        } else if let error = item.lastError {
+            parts.append("last error: \(error)")
+        }
+        if item.status == .rejected { parts.append(item.problem ?? "no reason given") }
+        return parts.joined(separator: " · ")
+    }
+
+    // MARK: --json
+
+    static func json(_ line: Line, now: Double) -> JSONValue {
         let s = line.summary
-        return #"{"account":"\#(line.account)","current":\#(line.current),"pending":\#(s.pending),"conflicts":\#(s.conflicts),"rejected":\#(s.rejected),"set_aside":\#(line.setAside)}"#
+        return .object(JSONObject([
+            ("account", .string(line.account)), ("current", .bool(line.current)), ("pending", .integer(Int64(s.pending))),
+            ("conflicts", .integer(Int64(s.conflicts))), ("rejected", .integer(Int64(s.rejected))),
+            ("set_aside", .integer(Int64(line.setAside))), ("writes", .array(line.writes.map(json))),
+        ]))
+    }
+
+    /// One write: `path`, `kind`, `status`, `fields`, `created_at` (unix
+    /// seconds), `attempts`, `sent_without_answer`, `last_error`, `problem`.
+    static func json(_ write: WriteDescription) -> JSONValue {
+        let item = write.item
+        var object = JSONObject([
+            ("path", .string(write.path)), ("kind", .string(write.kind.rawValue)), ("status", .string(item.status.rawValue)),
+            ("fields", .array(write.fields.map { .string($0) })), ("created_at", .double(item.createdAt)),
+            ("attempts", .integer(Int64(item.attempts))), ("sent_without_answer", .bool(item.mayBeOnServer)),
+        ])
+        if item.mayBeOnServer { object["sent_at"] = .double(item.updatedAt) }
+        object["last_error"] = item.lastError.map { .string($0) } ?? .null
+        object["problem"] = item.problem.map { .string($0) } ?? .null
+        return .object(object)
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

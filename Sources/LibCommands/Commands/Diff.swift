@@ -1,0 +1,94 @@
+import LibCLI
+import LibJSON
+import LibSync
+
+/// `lib diff [PATH]`: what each write of the outbox changes, field by field,
+/// old → new against the version it was based on; for a conflict, the
+/// server's value too. Reads the account's store only (never the network
+/// or the keyring).
+enum Diff {
+    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+        var path: ResourcePath?
+        if let text = parsed.argument(DiffSyntax.path) {
+            path = try ResourcePath(parsing: text)
+        }
+        let workspace = try AccountWorkspace(context)
+        let store = try workspace.openStore()
+        let writes = try store.outbox.all()
+            .filter { item in path.map { $0.isDocument ? item.path == $0.description : item.path.hasPrefix($0.description + "/") } ?? true }
+            .map(WriteDescription.init)
+        if let path, writes.isEmpty {
+            throw CommandFailure("Nothing to show for \(path): it has no pending write for \(workspace.name).")
+        }
+        let now = context.now().secondsSince1970
+        if context.globalOptions.json {
+            context.standardOutput.write(json(writes, account: workspace.name).serialized() + "\n")
+        } else if writes.isEmpty {
+            if !context.globalOptions.quiet { context.standardOutput.write("Nothing pending for \(workspace.name).\n") }
+        } else {
+            let paint = Paint(enabled: context.colorsStandardOutput)
+            context.standardOutput.write(writes.map { text($0, now: now, paint) }.joined(separator: "\n"))
+        }
+        return .success
+    }
+
+    /// One write, as a heading and a line per field:
+    ///
+    ///     books/b-7: change, pending, 2 minutes ago
+    ///       title: "Dune" → "Dune (alice)"
+    ///       year: (none) → 1966
+    static func text(_ write: WriteDescription, now: Double, _ paint: Paint) -> String {
+        let age = AgeWording.describe(seconds: now - write.item.createdAt)
+        var text = paint.bold(write.path) + ": \(write.kind.rawValue), \(write.state), \(age)\n"
+        if write.kind == .delete { text += "  " + paint.red("deletes the document") + "\n" }
+        let width = write.changes.map(\.field.count).max() ?? 0
+        for change in write.changes {
+            var line = "  " + (change.field + ":").padding(to: width + 1) + " "
+            if change.old != change.new || write.kind == .delete {
+                line += paint.red(show(change.old)) + " → " + paint.green(write.kind == .delete ? "(deleted)" : show(change.new))
+            } else {
+                line += show(change.new) + " (unchanged here)"
+            }
+            if case .some(let theirs) = change.theirs { line += "   theirs: " + paint.yellow(show(theirs)) }
+            text += line + "\n"
+        }
+        if write.changes.isEmpty && write.kind != .delete { text += "  no field changed\n" }
+        if write.item.status == .rejected { text += "  rejected: \(write.item.problem ?? "no reason given")\n" }
+        return text
+    }
+
+    static func show(_ value: JSONValue?) -> String { value?.serialized() ?? "(none)" }
+
+    /// `{"account": ..., "writes": [{"path", "kind", "status", "changes": [{"field", "old", "new", "theirs"}]}]}`;
+    /// a field absent on a side is left out of that change.
+    static func json(_ writes: [WriteDescription], account: String) -> JSONValue {
+        .object(JSONObject([
+            ("account", .string(account)),
+            ("writes", .array(writes.map { write in
+                var object = Status.json(write).objectValue ?? JSONObject()
+                object["changes"] = .array(write.changes.map { change in
+                    var entry = JSONObject([("field", .string(change.field))])
+                    entry["old"] = change.old
+                    if write.kind != .delete { entry["new"] = change.new }
+                    if case .some(let theirs) = change.theirs { entry["theirs"] = theirs }
+                    return .object(entry)
+                })
+                return .object(object)
+            })),
+        ]))
+    }
+}
+
+/// ANSI colours for a terminal, or plain text.
+struct Paint {
+    let enabled: Bool
+
+    func red(_ text: String) -> String { wrap(text, "31") }
+    func green(_ text: String) -> String { wrap(text, "32") }
+    func yellow(_ text: String) -> String { wrap(text, "33") }
+    func bold(_ text: String) -> String { wrap(text, "1") }
+
+    private func wrap(_ text: String, _ code: String) -> String {
+        enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+}
