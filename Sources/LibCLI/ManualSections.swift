@@ -40,6 +40,17 @@ enum ManualSections {
             The session bus where the keyring is. When it is unset, as under \
             cron, lib uses $XDG_RUNTIME_DIR/bus if it exists.
             """),
+        Entry(term: "DBUS_SYSTEM_BUS_ADDRESS", text: """
+            The system bus where NetworkManager is. lib asks it about the network \
+            only after a request failed (a captive portal, limited connectivity, \
+            a connection still being made) and while it waits; without \
+            NetworkManager or the bus nothing changes.
+            """),
+        Entry(term: "LIB_METERED", text: """
+            defer: background pushes (push --watch, and push --wait off a \
+            terminal) hold writes while NetworkManager says the connection is \
+            metered. A push run at a terminal, or without --wait, is never held.
+            """),
         Entry(term: "LIB_CA_BUNDLE", text: """
             A PEM file of CA certificates to trust instead of the system's, for \
             a server with a private CA. Verification is never turned off.

@@ -90,6 +90,16 @@ struct AccountPush {
         // waits raises it, and PushRun then sends nothing.
         let generation = try store.generation()
         if try store.outbox.counts().pending == 0 { return try finish(Tally(), store: store) }
+        if let deadline, NetworkManagerWait.defersWhenMetered(workspace.context) {
+            // Asked before a request only because the user asked for it.
+            let outcome = NetworkManagerWait(progress: progress).wait(
+                while: \.metered, until: deadline, saying: "The connection is metered (LIB_METERED=defer): waiting")
+            if case .deadline = outcome {
+                let pending = try store.outbox.counts().pending
+                return Result(summary: nil, problem: "\(name): the connection is metered and LIB_METERED=defer holds background pushes. \(Self.saved(pending))",
+                              exitCode: .temporaryFailure, stop: .temporary(retryAfter: nil))
+            }
+        }
 
         progress.show("Waiting for another push of \(name) to finish", secondsLeft: secondsLeft)
         let lock = try PushLock.acquire(path: workspace.paths.pushLockPath(name),
@@ -168,6 +178,16 @@ struct AccountPush {
     /// `RetryBackoff.nextAttempt`). False when the budget is spent.
     func wait(after explanation: FailureExplanation, failure: TransportFailure, retryAfter: Double?,
               backoff: inout RetryBackoff, until deadline: Double) -> Bool {
+        if explanation.reason.hasPrefix("nm-") {
+            // A portal, limited connectivity or a connection being made:
+            // retrying into it is wasted; try again as soon as it changes.
+            let headline = explanation.message.prefix { $0 != ":" }
+            switch NetworkManagerWait(progress: progress).wait(
+                while: \.holdsRequests, until: deadline, saying: "\(headline): waiting for it to change") {
+            case .released: return true
+            case .deadline: return false
+            }
+        }
         if explanation.reason == "offline" {
             let watcher = PathWatcher(host: failure.endpoint.host, port: failure.endpoint.port)
             let started = MonotonicClock.now()

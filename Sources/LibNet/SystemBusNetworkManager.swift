@@ -44,6 +44,11 @@ public final class NetworkManagerMonitor {
         refresh()
     }
 
+    /// A monitor that has read nothing yet (tests of `accept`).
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
     /// Reads the status again after a change signal (or whenever asked):
     /// empties the descriptor first, then reads until no signal arrived
     /// during the read. Returns whether the accepted status changed.

@@ -43,7 +43,7 @@ public final class MockNetworkManager: @unchecked Sendable {
 
         mock = Process()
         mock.executableURL = URL(fileURLWithPath: Self.python)
-        mock.arguments = ["-m", "dbusmock", "--template", "networkmanager"]
+        mock.arguments = ["-m", "dbusmock", "--template", "networkmanager", "-l", directory.file("calls.log")]
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = address
         mock.environment = environment
@@ -67,6 +67,12 @@ public final class MockNetworkManager: @unchecked Sendable {
             process.waitUntilExit()
         }
     }
+
+    /// The D-Bus calls the mock received so far, one a line ("... GetAll /org/freedesktop/NetworkManager ...").
+    public var calls: String { (try? String(contentsOfFile: directory.file("calls.log"), encoding: .utf8)) ?? "" }
+
+    /// How many times a program read NetworkManager's properties.
+    public var propertyReads: Int { calls.split(separator: "\n").filter { $0.contains(" GetAll ") || $0.contains(" Get ") }.count }
 
     public func setConnectivity(_ value: Connectivity) throws {
         try mockCall("SetConnectivity", ["uint32:\(value.rawValue)"])

@@ -1,4 +1,5 @@
 import Foundation
+@testable import LibNet
 import Testing
 import TestSupport
 
@@ -51,4 +52,19 @@ struct NetworkManagerTests {
         #expect(process.terminationStatus == 0, "\(lines)")
         #expect(lines == "connected captivePortal unmetered\nconnected captivePortal metered\nconnected full metered\n")
     }
+}
+
+/// Seed 004's rule: a reading tagged with an older generation than the one
+/// accepted is stale and dropped; an absent NetworkManager is a reading too.
+@Test func networkManagerReadingsOlderThanTheAcceptedOneAreDropped() {
+    let monitor = NetworkManagerMonitor(descriptor: -1)
+    let portal = NetworkManagerStatus(nmState: 70, nmConnectivity: 2, nmMetered: 4)
+    let full = NetworkManagerStatus(nmState: 70, nmConnectivity: 4, nmMetered: 4)
+    monitor.accept(full, generation: 5)
+    monitor.accept(portal, generation: 3)
+    #expect(monitor.status == full && monitor.generation == 5)
+    monitor.accept(portal, generation: 6)
+    #expect(monitor.status == portal)
+    monitor.accept(nil, generation: 6)
+    #expect(monitor.status == nil)
 }

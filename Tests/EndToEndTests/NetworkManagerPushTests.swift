@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// What NetworkManager says changes what push says and when it tries:
+/// python3-dbusmock's NetworkManager on a private system bus, its
+/// properties changed while lib runs.
+@Suite(.enabled(if: MockNetworkManager.isSupported, MockNetworkManager.skipReason))
+struct NetworkManagerPushTests {
+    @Test func aFailureWhileNetworkManagerReportsAPortalNamesThePortal() throws {
+        let nm = try MockNetworkManager()
+        let (server, dir) = try startDemoServer()
+        let alice = try LibHarness()
+        alice.extraEnvironment["DBUS_SYSTEM_BUS_ADDRESS"] = nm.address
+        try alice.login("alice", to: server)
+        #expect(try alice.lib("edit", "books/np-0", "--create", "title=Sent").status == 0)
+        #expect(try alice.lib("push").status == 0)
+        #expect(try alice.lib("status").status == 0)
+        #expect(nm.propertyReads == 0, "NetworkManager asked before any failure:\n\(nm.calls)")
+
+        #expect(try alice.lib("edit", "books/np-1", "--create", "title=Portal").status == 0)
+        server.stop()
+        try nm.setConnectivity(.portal)
+        let push = try alice.lib("push")
+        #expect(push.status == 75, "\(push)")
+        #expect(push.stderr.hasPrefix("lib: NetworkManager reports a captive portal: sign in to the network. Couldn't reach 127.0.0.1:\(server.port): connection refused"), "\(push)")
+        #expect(nm.propertyReads == 1, "\(nm.calls)")
+        try nm.setConnectivity(.limited)
+        let limited = try alice.lib("push")
+        #expect(limited.status == 75 && limited.stderr.contains("NetworkManager reports limited connectivity"), "\(limited)")
+        // Full connectivity: the plain explanation, as without NetworkManager.
+        try nm.setConnectivity(.full)
+        let full = try alice.lib("push")
+        #expect(full.status == 75 && full.stderr.hasPrefix("lib: Couldn't reach 127.0.0.1:\(server.port): connection refused"), "\(full)")
+        _ = dir
+    }
+
+    @Test func pushWaitDoesNotRetryIntoAPortalAndPushesOnceConnectivityIsFull() throws {
+        let nm = try MockNetworkManager()
+        let dir = try TemporaryDirectory("lib-e2e-server")
+        let log = dir.file("server.log")
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let server = try ServerProcess(database: dir.file("server.sqlite"),
+                                       extraArguments: ["--verbose", "--fault", "status=503,method=PUT,times=1"],
+                                       standardError: FileHandle(forWritingAtPath: log))
+        let alice = try LibHarness()
+        alice.extraEnvironment["DBUS_SYSTEM_BUS_ADDRESS"] = nm.address
+        try alice.login("alice", to: server)
+        #expect(try alice.lib("edit", "books/nw-1", "--create", "title=Portal").status == 0)
+        try nm.setConnectivity(.portal)
+        func puts() -> Int {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.hasPrefix("PUT ") }.count
+        }
+
+        let push = try alice.start(["push", "--wait", "10"])
+        // It tries once (NetworkManager can be wrong), then waits.
+        #expect(waitUntil(timeout: 5) { puts() == 1 } != nil)
+        sleep(3)
+        #expect(puts() == 1, "retried into the portal: \(puts()) PUTs")
+        try nm.setConnectivity(.full)
+        let turnedFull = monotonicNow()
+        let took = try waitUntil(timeout: 5) { try serverVersions(server, "nw-1") == 1 }
+        #expect(took != nil && took! < 1, "pushed \(String(describing: took)) s after connectivity turned full")
+        push.waitUntilExit()
+        #expect(push.terminationStatus == 0)
+        #expect(puts() == 2)
+        #expect(monotonicNow() - turnedFull < 5)
+    }
+
+    @Test func meteredDeferHoldsTheWatcherUntilTheConnectionIsNotMetered() throws {
+        let nm = try MockNetworkManager()
+        try nm.setMetered(true)
+        let (server, dir) = try startDemoServer()
+        let alice = try LibHarness()
+        alice.extraEnvironment["DBUS_SYSTEM_BUS_ADDRESS"] = nm.address
+        try alice.login("alice", to: server)
+        let watcher = try RunningWatcher(alice, environment: ["LIB_METERED": "defer"])
+        #expect(try alice.lib("edit", "books/nm-1", "--create", "title=Metered").status == 0)
+        #expect(watcher.waitForLine(containing: "the connection is metered (LIB_METERED=defer)"), "\(watcher.stderr)")
+        sleep(2)
+        #expect(try serverVersions(server, "nm-1") == 0, "held while metered")
+
+        // --wait off a terminal is held too; a push asked for by hand is not.
+        let cron = try alice.lib(["push", "--wait", "2"], environment: ["LIB_METERED": "defer"])
+        #expect(cron.status == 75 && cron.stderr.contains("metered"), "\(cron)")
+        #expect(try serverVersions(server, "nm-1") == 0)
+        #expect(try alice.lib("edit", "books/nm-2", "--create", "title=Metered").status == 0)
+        try nm.setMetered(false)
+        let took = try waitUntil(timeout: 5) { try serverVersions(server, "nm-1") == 1 && serverVersions(server, "nm-2") == 1 }
+        #expect(took != nil && took! < 2, "pushed \(String(describing: took)) s after the connection stopped being metered\n\(watcher.stderr)")
+        #expect(watcher.terminate() == 0)
+
+        try nm.setMetered(true)
+        #expect(try alice.lib("edit", "books/nm-3", "--create", "title=By hand").status == 0)
+        let byHand = try alice.lib(["push"], environment: ["LIB_METERED": "defer"])
+        #expect(byHand.status == 0, "\(byHand)")
+        #expect(try serverVersions(server, "nm-3") == 1)
+        _ = dir
+    }
+}
