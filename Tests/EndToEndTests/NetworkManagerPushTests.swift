@@ -97,4 +97,31 @@ struct NetworkManagerPushTests {
         #expect(try serverVersions(server, "nm-3") == 1)
         _ = dir
     }
+
+    @Test func theWatcherWaitsForNetworkManagerInsteadOfRetryingIntoAPortal() throws {
+        let nm = try MockNetworkManager()
+        let dir = try TemporaryDirectory("lib-e2e-server")
+        let log = dir.file("server.log")
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let server = try ServerProcess(database: dir.file("server.sqlite"),
+                                       extraArguments: ["--verbose", "--fault", "status=503,method=PUT,times=1"],
+                                       standardError: FileHandle(forWritingAtPath: log))
+        let alice = try LibHarness()
+        alice.extraEnvironment["DBUS_SYSTEM_BUS_ADDRESS"] = nm.address
+        try alice.login("alice", to: server)
+        try nm.setConnectivity(.portal)
+        func puts() -> Int {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.hasPrefix("PUT ") }.count
+        }
+        let watcher = try RunningWatcher(alice)
+        #expect(try alice.lib("edit", "books/nx-1", "--create", "title=Portal").status == 0)
+        #expect(watcher.waitForLine(containing: "NetworkManager reports a captive portal: sign in to the network."), "\(watcher.stderr)")
+        sleep(3)
+        #expect(puts() == 1, "retried into the portal: \(puts()) PUTs")
+        try nm.setConnectivity(.full)
+        let took = try waitUntil(timeout: 5) { try serverVersions(server, "nx-1") == 1 }
+        #expect(took != nil && took! < 1, "pushed \(String(describing: took)) s after connectivity turned full\n\(watcher.stderr)")
+        #expect(watcher.terminate() == 0)
+        #expect(puts() == 2)
+    }
 }
