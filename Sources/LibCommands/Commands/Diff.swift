@@ -26,7 +26,7 @@ enum Diff {
         } else if writes.isEmpty {
             if !context.globalOptions.quiet { context.standardOutput.write("Nothing pending for \(workspace.name).\n") }
         } else {
-            let paint = Paint(enabled: context.colorsStandardOutput)
+            let paint = TextPainter(isEnabled: context.colorsStandardOutput)
             context.standardOutput.write(writes.map { text($0, now: now, paint) }.joined(separator: "\n"))
         }
         return .success
@@ -37,19 +37,19 @@ enum Diff {
     ///     books/b-7: change, pending, 2 minutes ago
     ///       title: "Dune" → "Dune (alice)"
     ///       year: (none) → 1966
-    static func text(_ write: WriteDescription, now: Double, _ paint: Paint) -> String {
+    static func text(_ write: WriteDescription, now: Double, _ paint: TextPainter) -> String {
         let age = AgeWording.describe(seconds: now - write.item.createdAt)
-        var text = paint.bold(write.path) + ": \(write.kind.rawValue), \(write.state), \(age)\n"
-        if write.kind == .delete { text += "  " + paint.red("deletes the document") + "\n" }
+        var text = paint.paint(write.path, .bold) + ": \(write.kind.rawValue), \(write.state), \(age)\n"
+        if write.kind == .delete { text += "  " + paint.paint("deletes the document", .red) + "\n" }
         let width = write.changes.map(\.field.count).max() ?? 0
         for change in write.changes {
             var line = "  " + (change.field + ":").padding(to: width + 1) + " "
             if change.old != change.new || write.kind == .delete {
-                line += paint.red(show(change.old)) + " → " + paint.green(write.kind == .delete ? "(deleted)" : show(change.new))
+                line += paint.paint(show(change.old), .red) + " → " + paint.paint(write.kind == .delete ? "(deleted)" : show(change.new), .green)
             } else {
                 line += show(change.new) + " (unchanged here)"
             }
-            if case .some(let theirs) = change.theirs { line += "   theirs: " + paint.yellow(show(theirs)) }
+            if case .some(let theirs) = change.theirs { line += "   theirs: " + paint.paint(show(theirs), .yellow) }
             text += line + "\n"
         }
         if write.changes.isEmpty && write.kind != .delete { text += "  no field changed\n" }
@@ -76,19 +76,5 @@ enum Diff {
                 return .object(object)
             })),
         ]))
-    }
-}
-
-/// ANSI colours for a terminal, or plain text.
-struct Paint {
-    let enabled: Bool
-
-    func red(_ text: String) -> String { wrap(text, "31") }
-    func green(_ text: String) -> String { wrap(text, "32") }
-    func yellow(_ text: String) -> String { wrap(text, "33") }
-    func bold(_ text: String) -> String { wrap(text, "1") }
-
-    private func wrap(_ text: String, _ code: String) -> String {
-        enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 }
