@@ -1,9 +1,32 @@
-/// `lib status --prompt`: one compact line per account for a shell prompt,
-/// `alice@host:8080 3 pending, 1 conflict`, from the outbox's counts only.
+import LibAccounts
+import LibCLI
+
+/// `lib status --prompt`: the prompt segment of the account in effect
+/// (`LIB_ACCOUNT` or `-A`, else the current one), `alice ↑2 ≠1`, or nothing
+/// at all when nothing waits (with `--all`, every account's, space
+/// separated); the ASCII form (`alice +2 =1`) when the locale is not UTF-8.
+/// Reads the account's prompt file, which is always right (`PromptFile`);
+/// when it is missing, the store, and writes the file again. The snippets in
+/// `contrib/prompt` read the same file without starting this.
 enum StatusPrompt {
-    static func line(account: String, summary: OutboxSummary, setAside: Int) -> String {
-        var text = "\(account) \(summary.phrase)"
-        if setAside > 0 { text += ", \(setAside) set aside" }
-        return text
+    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+        let directories = try context.directories
+        let paths = AccountPaths(directories: directories)
+        let index = try AccountIndex.load(from: directories.config)
+        let accounts: [Account]
+        if parsed.isSet(StatusSyntax.all) {
+            accounts = index.accounts
+        } else {
+            let selector = context.accountSelector
+            if selector == nil && index.accounts.isEmpty { return .success }
+            accounts = [try AccountSelection.resolve(selector, in: index)]
+        }
+        let unicode = PromptSegment.localeIsUTF8(context.environment)
+        let segments = accounts.map { account in
+            let workspace = AccountWorkspace(context, paths: paths, index: index, account: account)
+            return PromptFile(workspace).text(unicode: unicode, storePath: paths.storePath(account.name))
+        }.filter { !$0.isEmpty }
+        if !segments.isEmpty { context.standardOutput.write(segments.joined(separator: " ") + "\n") }
+        return .success
     }
 }

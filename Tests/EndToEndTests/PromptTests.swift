@@ -74,7 +74,7 @@ import TestSupport
         _ = _dir
     }
 
-    @Test(.disabled("until `lib status --prompt` lands (issue 11)")) func aMissingFileIsAskedOfLibOnceAndWrittenAgain() throws {
+    @Test func aMissingFileIsAskedOfLibOnceAndWrittenAgain() throws {
         let (alice, server, _dir) = try aliceWithWork()
         let file = promptFile(alice, alice.account("alice", on: server))
         unlink(file)

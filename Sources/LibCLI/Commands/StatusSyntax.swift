@@ -7,8 +7,8 @@ public enum StatusSyntax {
         "porcelain", "Stable output for scripts",
         details: "The account's counters as 'key value' lines, then one 'write STATUS KIND ATTEMPTS CREATED PATH FIELDS' line per write, then a blank line (docs/CLI.md).")
     public static let prompt = OptionSpec.flag(
-        "prompt", "One compact line per account, for a shell prompt",
-        details: "'alice@host:8080 3 pending, 1 conflict' or '... up to date', from the outbox's counters only.")
+        "prompt", "The account's segment for a shell prompt",
+        details: "The user name (with the host when another account shares it), then the writes pending, conflicts, rejected and set aside, each a mark and a count: 'alice +3 =1 x2 ~4' when the locale is not UTF-8, arrows and symbols when it is; nothing at all when nothing waits. Read from the account's prompt file, which the snippets in contrib/prompt read without starting lib.")
     public static let all = OptionSpec.flag(
         "all", "Show every signed-in account")
 

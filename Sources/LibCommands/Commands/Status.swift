@@ -28,6 +28,8 @@ enum Status {
     }
 
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+        // The prompt's segment reads the prompt file, not the store.
+        if parsed.isSet(StatusSyntax.prompt) { return try StatusPrompt.run(parsed, context) }
         let format = format(parsed, context)
         let directories = try context.directories
         let paths = AccountPaths(directories: directories)
@@ -56,7 +58,7 @@ enum Status {
         let now = context.now().secondsSince1970
         switch format {
         case .prompt:
-            for line in lines { context.standardOutput.write(StatusPrompt.line(account: line.account, summary: line.summary, setAside: line.setAside) + "\n") }
+            break
         case .json:
             context.standardOutput.write(JSONValue.array(lines.map { json($0, now: now) }).serialized() + "\n")
         case .porcelain:
