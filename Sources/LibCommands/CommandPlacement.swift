@@ -16,6 +16,8 @@ enum CommandPlacement {
         StatusSyntax.command.name: .onDevice,
         SwitchSyntax.command.name: .onDevice,
         ResolveSyntax.command.name: .onDevice,
+        DiffSyntax.command.name: .onDevice,
+        DiscardSyntax.command.name: .onDevice,
         GetSyntax.command.name: .onlineWhen { !$0.isSet(GetSyntax.offline) },
         // An edit of a document this device has never seen fetches it first:
         // `EditBase` hands over to `lib-online` at that point, before the

@@ -44,7 +44,7 @@ import TestSupport
         try lib.login("alice", to: server)
         #expect(try lib.lib("get", "books/b-7").status == 0)
         for arguments in [["--version"], ["status"], ["status", "--porcelain"], ["get", "--offline", "books/b-7"],
-                          ["edit", "books/b-7", "copies:=9"], ["resolve"], ["switch"], ["help", "push"],
+                          ["edit", "books/b-7", "copies:=9"], ["diff"], ["discard", "books/b-7"], ["resolve"], ["switch"], ["help", "push"],
                           ["__complete", "paths", "books/"]] {
             let trace = try traced(lib, arguments)
             #expect(trace.result.status == 0, "\(trace.result)")
