@@ -4,7 +4,8 @@
 # (creates), on the server's SQLite store and, when this lib-server has one,
 # on its PostgreSQL store (a private cluster started here). Budgets: lib's
 # rate ≥ 0.9 × curl's; the push of 10,000 writes under 64 MB RSS.
-# Usage: bench/push.sh BIN_DIR   (inside scripts/with-test-session.sh)
+# Usage: bench/push.sh BIN_DIR   (inside scripts/with-test-session.sh;
+# BENCH_PUSH_SIZES="1000" for the smaller push only)
 set -euo pipefail
 BIN=$(cd "${1:-.build/release}" && pwd)
 . "$(dirname "$0")/common.sh"
@@ -45,27 +46,33 @@ push_against_curl() {
   store=$(ls -d "$home"/data/accounts/*/store.sqlite)
   token=$(curl -s -X POST "$BENCH_URL/v1/sessions" -H 'Content-Type: application/json' \
     -d '{"username":"alice","password":"alice-demo"}' | sed -n 's/.*"token":"\([^"]*\)".*/\1/p')
-  for n in 1000 10000; do
+  for n in ${BENCH_PUSH_SIZES:-1000 10000}; do
     runs=5; [ "$n" = 10000 ] && runs=3
-    local lib_times=() curl_times=() rss_values=()
+    local lib_times=() curl_times=() ratios=() rss_values=() lib_cpu=() curl_cpu=()
     for run in $(seq 1 "$runs"); do
       queue_creates "$store" "l$n-$run" "$n"
       curl_config "$token" "c$n-$run" "$n"
       start=$EPOCHREALTIME
-      LIB_HOME="$home" /usr/bin/time -f %M -o "$bench_work/rss" "$BIN/lib" -q push
+      LIB_HOME="$home" /usr/bin/time -f '%M %U %S' -o "$bench_work/lib.time" "$BIN/lib" -q push
       lib_times+=("$(python3 -c "print($EPOCHREALTIME - $start)")")
-      rss_values+=("$(cat "$bench_work/rss")")
       [ "$(sqlite3 "$store" 'SELECT count(*) FROM outbox')" = 0 ] || { echo "lib left writes in its outbox" >&2; exit 1; }
       start=$EPOCHREALTIME
-      curl -s -K "$bench_work/c$n-$run.curl" > "$bench_work/codes"
+      /usr/bin/time -f '%M %U %S' -o "$bench_work/curl.time" curl -s -K "$bench_work/c$n-$run.curl" > "$bench_work/codes"
       curl_times+=("$(python3 -c "print($EPOCHREALTIME - $start)")")
       created=$(grep -c '^201$' "$bench_work/codes" || true)
       [ "$created" = "$n" ] || { echo "curl: only $created of $n PUTs answered 201" >&2; exit 1; }
+      ratios+=("$(bench_ratio "${curl_times[-1]}" "${lib_times[-1]}")")
+      read -r rss lib_user lib_sys < "$bench_work/lib.time"
+      read -r _ curl_user curl_sys < "$bench_work/curl.time"
+      rss_values+=("$rss")
+      lib_cpu+=("$(python3 -c "print(($lib_user + $lib_sys) * 1e6 / $n)")")
+      curl_cpu+=("$(python3 -c "print(($curl_user + $curl_sys) * 1e6 / $n)")")
     done
     lib_t=$(median "${lib_times[@]}") curl_t=$(median "${curl_times[@]}") rss=$(median "${rss_values[@]}")
-    printf 'push, %s store, %6s writes: lib %5s writes/s, curl %5s PUTs/s (median of %s): %s × curl (budget ≥ 0.9); lib max RSS %s MB\n' \
-      "$label" "$n" "$(rate "$n" "$lib_t")" "$(rate "$n" "$curl_t")" "$runs" \
-      "$(bench_ratio "$curl_t" "$lib_t")" "$((rss / 1024))"
+    printf 'push, %s store, %5s writes: lib %5s writes/s, curl %5s PUTs/s (median of %s): %s × curl (budget ≥ 0.9)\n' \
+      "$label" "$n" "$(rate "$n" "$lib_t")" "$(rate "$n" "$curl_t")" "$runs" "$(bench_ratio "$curl_t" "$lib_t")"
+    printf '    each run (lib/curl, same server, one after the other): %s; CPU per write: lib %.0f µs, curl %.0f µs; lib max RSS %s MB\n' \
+      "${ratios[*]}" "$(median "${lib_cpu[@]}")" "$(median "${curl_cpu[@]}")" "$((rss / 1024))"
   done
   echo "push, $label store: the 10,000-write push's max RSS budget is 64 MB"
 }

@@ -16,7 +16,7 @@ public struct Cache {
 
     /// Stores a fresh copy (a 200 answer).
     public func save(_ path: String, body: String, etag: String?, at date: UnixSeconds) throws {
-        try db.run("""
+        try db.run(cached: """
             INSERT INTO documents (path, body, etag, fetched_at, validated_at) VALUES (?1, ?2, ?3, ?4, ?4)
             ON CONFLICT (path) DO UPDATE SET body = excluded.body, etag = excluded.etag,
                 fetched_at = excluded.fetched_at, validated_at = excluded.validated_at
@@ -30,7 +30,7 @@ public struct Cache {
 
     /// The server says there is no such document (a 404, or a delete went through).
     public func forget(_ path: String) throws {
-        try db.run("DELETE FROM documents WHERE path = ?1", [.text(path)])
+        try db.run(cached: "DELETE FROM documents WHERE path = ?1", [.text(path)])
     }
 
     /// Stores a collection's member list and refreshes each member's entry.

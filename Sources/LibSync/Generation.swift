@@ -5,7 +5,7 @@ import LibStore
 /// of this account's outbox goes on the wire, even from another process.
 extension AccountStore {
     public func generation() throws -> Int64 {
-        let value = try database.scalar("SELECT value FROM meta WHERE key = 'generation'")?.text
+        let value = try database.scalar(cached: "SELECT value FROM meta WHERE key = 'generation'")?.text
         return value.flatMap { Int64($0) } ?? 0
     }
 

@@ -109,7 +109,7 @@ public struct Outbox {
 
     /// A transport failure, 5xx or 429: the item stays, first in line.
     public func recordFailure(seq: Int64, error: String, now: UnixSeconds = UnixClock.now()) throws {
-        try db.run("UPDATE outbox SET last_error = ?2, updated_at = ?3 WHERE seq = ?1",
+        try db.run(cached: "UPDATE outbox SET last_error = ?2, updated_at = ?3 WHERE seq = ?1",
                    [.integer(seq), .text(error), .real(now)])
     }
 
@@ -122,17 +122,17 @@ public struct Outbox {
 
     static func recordSuccess(_ db: Database, seq: Int64, document: String?, etag: String?, now: UnixSeconds) throws {
         guard let item = try Self.items(db, "WHERE seq = ?1", [.integer(seq)]).first else { return }
-        try db.run("DELETE FROM outbox WHERE seq = ?1", [.integer(seq)])
+        try db.run(cached: "DELETE FROM outbox WHERE seq = ?1", [.integer(seq)])
         let cache = Cache(db: db)
         if item.method == .delete {
             try cache.forget(item.path)
         } else if let body = document ?? item.body {
             try cache.save(item.path, body: body, etag: etag, at: now)
         }
-        if let next = try db.scalar("SELECT seq FROM outbox WHERE path = ?1 AND seq > ?2 ORDER BY seq LIMIT 1",
+        if let next = try db.scalar(cached: "SELECT seq FROM outbox WHERE path = ?1 AND seq > ?2 ORDER BY seq LIMIT 1",
                                     [.text(item.path), .integer(seq)])?.integer {
             let chained = Precondition.after(item.method, etag: etag)
-            try db.run("UPDATE outbox SET if_match = ?2, create_only = ?3 WHERE seq = ?1",
+            try db.run(cached: "UPDATE outbox SET if_match = ?2, create_only = ?3 WHERE seq = ?1",
                        [.integer(next), SQLValue(chained.ifMatch), SQLValue(chained.createOnly)])
         }
     }
@@ -164,7 +164,7 @@ public struct Outbox {
     /// A 412: the item waits for `lib resolve`, holding the server's current
     /// document (nil when it no longer exists) and ETag from the answer.
     public func recordConflict(seq: Int64, theirsBody: String?, theirsETag: String?, now: UnixSeconds = UnixClock.now()) throws {
-        try db.run("""
+        try db.run(cached: """
             UPDATE outbox SET status = 'conflict', theirs_body = ?2, theirs_etag = ?3, last_error = NULL, updated_at = ?4
             WHERE seq = ?1
             """, [.integer(seq), SQLValue(theirsBody), SQLValue(theirsETag), .real(now)])
@@ -172,7 +172,7 @@ public struct Outbox {
 
     /// Another 4xx: the server will not take this write as it is.
     public func recordRejection(seq: Int64, problem: String, now: UnixSeconds = UnixClock.now()) throws {
-        try db.run("UPDATE outbox SET status = 'rejected', problem = ?2, last_error = NULL, updated_at = ?3 WHERE seq = ?1",
+        try db.run(cached: "UPDATE outbox SET status = 'rejected', problem = ?2, last_error = NULL, updated_at = ?3 WHERE seq = ?1",
                    [.integer(seq), .text(problem), .real(now)])
     }
 
@@ -227,20 +227,21 @@ public struct Outbox {
     }
 
     static func items(_ db: Database, _ clause: String, _ values: [SQLValue]) throws -> [OutboxItem] {
-        let statement = try db.prepare("""
+        try db.withCachedStatement("""
             SELECT seq, path, method, create_only, body, base_body, base_etag, if_match, idempotency_key, status,
                 attempts, last_error, theirs_body, theirs_etag, problem, created_at, updated_at FROM outbox \(clause)
-            """)
-        try statement.bind(values)
-        return try statement.rows { s in
-            OutboxItem(
-                seq: s.integer(at: 0), path: s.text(at: 1) ?? "",
-                method: OutboxItem.Method(rawValue: s.text(at: 2) ?? "") ?? .put, createOnly: s.integer(at: 3) != 0,
-                body: s.text(at: 4), baseBody: s.text(at: 5), baseETag: s.text(at: 6), ifMatch: s.text(at: 7),
-                idempotencyKey: s.text(at: 8) ?? "", status: OutboxItem.Status(rawValue: s.text(at: 9) ?? "") ?? .pending,
-                attempts: Int(s.integer(at: 10)), lastError: s.text(at: 11), theirsBody: s.text(at: 12),
-                theirsETag: s.text(at: 13), problem: s.text(at: 14),
-                createdAt: s.value(at: 15).real ?? 0, updatedAt: s.value(at: 16).real ?? 0)
+            """) { statement in
+            try statement.bind(values)
+            return try statement.rows { s in
+                OutboxItem(
+                    seq: s.integer(at: 0), path: s.text(at: 1) ?? "",
+                    method: OutboxItem.Method(rawValue: s.text(at: 2) ?? "") ?? .put, createOnly: s.integer(at: 3) != 0,
+                    body: s.text(at: 4), baseBody: s.text(at: 5), baseETag: s.text(at: 6), ifMatch: s.text(at: 7),
+                    idempotencyKey: s.text(at: 8) ?? "", status: OutboxItem.Status(rawValue: s.text(at: 9) ?? "") ?? .pending,
+                    attempts: Int(s.integer(at: 10)), lastError: s.text(at: 11), theirsBody: s.text(at: 12),
+                    theirsETag: s.text(at: 13), problem: s.text(at: 14),
+                    createdAt: s.value(at: 15).real ?? 0, updatedAt: s.value(at: 16).real ?? 0)
+            }
         }
     }
 }

@@ -26,6 +26,30 @@ import TestSupport
         #expect(try db.scalar("PRAGMA busy_timeout")?.integer == 5000)
     }
 
+    @Test func cachedStatementsAreReusedHoldNoSnapshotAndNest() throws {
+        let dir = try TemporaryDirectory()
+        let db = try Database(path: dir.file("s.sqlite"))
+        let other = try Database(path: dir.file("s.sqlite"))
+        try db.execute("CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER)")
+        try db.run(cached: "INSERT INTO t VALUES (?1, ?2)", [.text("a"), .integer(1)])
+        try db.run(cached: "INSERT INTO t VALUES (?1, ?2)", [.text("b"), .integer(2)])
+        #expect(try db.scalar(cached: "SELECT v FROM t WHERE k = ?1", [.text("a")])?.integer == 1)
+        // Had the statement kept its row, this connection would still read
+        // the snapshot it was taken in.
+        try other.run("UPDATE t SET v = 10 WHERE k = 'a'")
+        #expect(try db.scalar(cached: "SELECT v FROM t WHERE k = ?1", [.text("a")])?.integer == 10)
+        let nested = try db.withCachedStatement("SELECT k FROM t ORDER BY k") { outer in
+            try outer.bind([])
+            return try outer.rows { row in
+                [row.text(at: 0) ?? ""] + (try db.withCachedStatement("SELECT k FROM t ORDER BY k") { inner in
+                    try inner.bind([])
+                    return try inner.rows { $0.text(at: 0) ?? "" }
+                })
+            }
+        }
+        #expect(nested == [["a", "a", "b"], ["b", "a", "b"]])
+    }
+
     @Test func fileThatIsNotADatabaseFailsAtOpen() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("notes.txt")
