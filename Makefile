@@ -9,7 +9,7 @@ DEBUG_BIN   = .build/debug
 RELEASE_BIN = .build/release
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: all deps build release test test-only demo bench stress install install-units generate clean
+.PHONY: all deps build release test test-only demo bench stress install install-units generate clean fuzz fuzz-merge sanitize
 
 all: build
 
@@ -39,6 +39,22 @@ demo: release
 
 bench: release
 	@bench/run.sh $(CURDIR)/$(RELEASE_BIN)
+
+# libFuzzer targets (Tests/Fuzz/README.md), FUZZ_SECONDS each; stops at the
+# first finding and saves its input under Tests/Fuzz/Regressions/, which
+# `make test` replays (FuzzRegressionTests). FUZZ_TARGETS picks some.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_TARGETS)
+
+# Adds the inputs the fuzzers found that reach new code to Tests/Fuzz/Corpus.
+fuzz-merge:
+	scripts/fuzz.sh --merge $(FUZZ_TARGETS)
+
+# Unit and protocol tests under ThreadSanitizer, then AddressSanitizer.
+sanitize: deps
+	scripts/sanitize.sh
 
 # Long randomized trials, kept out of `make test`.
 stress: build

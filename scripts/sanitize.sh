@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs the unit and protocol tests (every test target but EndToEndTests)
+# under ThreadSanitizer, then under AddressSanitizer, each in its own build
+# directory, with the built binaries the tests start (lib-server) sanitized
+# too. Fails on the first report: the sanitizers make a report fatal.
+#
+#   scripts/sanitize.sh [thread|address]...    # default: both
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export PATH="$PATH:/opt/swift/usr/bin"
+SWIFT=${SWIFT:-swift}
+suppressions="$root/scripts/sanitizer-suppressions"
+
+# A report makes the process exit non-zero (and the test fail) instead of
+# only printing; Swift's own crash handler would race the sanitizer's report.
+export SWIFT_BACKTRACE=enable=no
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$suppressions/thread.supp ${TSAN_OPTIONS:-}"
+# Swift's lazily initialised globals are never freed on purpose; leaks are
+# not what this run looks for (see Tests/Fuzz/README.md).
+export ASAN_OPTIONS="halt_on_error=1 detect_leaks=0 ${ASAN_OPTIONS:-}"
+
+for sanitizer in "${@:-thread address}"; do
+  for s in $sanitizer; do
+    build="$root/.build/sanitize-$s"
+    echo "sanitize: building with --sanitize=$s in $build" >&2
+    "$SWIFT" build --build-tests --sanitize="$s" --build-path "$build"
+    echo "sanitize: unit and protocol tests under --sanitize=$s" >&2
+    LIB_BIN_DIR="$build/debug" scripts/with-test-session.sh \
+      "$SWIFT" test --skip-build --sanitize="$s" --build-path "$build" --skip EndToEndTests
+  done
+done
+echo "sanitize: clean" >&2
