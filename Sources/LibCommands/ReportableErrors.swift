@@ -44,7 +44,12 @@ extension DatabaseError: ReportableError {
             return "\(description). The disk is full: free some space and try again; nothing was changed."
         }
         if isReadOnly { return "\(description). Check the file's permissions; nothing was changed." }
-        if isCorrupt { return "\(description). Move the file away to start that account's store afresh." }
+        if isCorrupt, let path {
+            return "\(description). It may hold writes not yet sent: keep it (`mv \(path) \(path).damaged`, not rm), "
+                + "save what can be read with `sqlite3 \(path).damaged .recover > \(path).recovered.sql`, "
+                + "and lib starts that account's store afresh at the next command."
+        }
+        if isCorrupt { return "\(description). It may hold writes not yet sent: move the file away rather than delete it." }
         return description
     }
     public var exitCode: ExitCode { .failure }

@@ -194,9 +194,10 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
     /// "1 s", "1.5 s": whole seconds without decimals.
     static func seconds(_ duration: Duration?) -> String {
         guard let duration else { return "the time limit" }
+        // Rounded to the nearest tenth: a budget's last 1.99 s is "2 s".
         let (whole, attoseconds) = duration.components
-        let tenths = Int(attoseconds / 100_000_000_000_000_000)
-        return tenths == 0 ? "\(whole) s" : "\(whole).\(tenths) s"
+        let total = Int(whole) * 10 + Int((attoseconds + 50_000_000_000_000_000) / 100_000_000_000_000_000)
+        return total % 10 == 0 ? "\(total / 10) s" : "\(total / 10).\(total % 10) s"
     }
 
     /// What NetworkManager says when it holds requests back (see

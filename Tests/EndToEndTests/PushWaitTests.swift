@@ -88,6 +88,8 @@ import TestSupport
 /// fails with ENETUNREACH: offline, for real.
 final class OfflineMachine: @unchecked Sendable {
     let namespace: NetworkNamespace
+    /// This side's end of the veth pair to the server's namespace.
+    let interface: String
     let peer: String
     let server: Process
     let serverDirectory: TemporaryDirectory
@@ -97,7 +99,7 @@ final class OfflineMachine: @unchecked Sendable {
 
     init() throws {
         namespace = try NetworkNamespace()
-        try namespace.addPeer(local: "198.51.100.2/24", remote: "198.51.100.1/24")
+        interface = try namespace.addPeer(local: "198.51.100.2/24", remote: "198.51.100.1/24")
         peer = namespace.name + "-p1"
         try Self.ip(["-n", peer, "addr", "add", Self.serverAddress + "/32", "dev", "lo"])
         serverDirectory = try TemporaryDirectory("lib-e2e-server")

@@ -59,12 +59,32 @@ enum Login {
         let account = Account(origin: options.server, userID: me["id"]?.stringValue ?? "", username: me["username"]?.stringValue ?? "")
         let keyringAccount = KeyringAccount(server: account.origin.description, userID: account.userID, userName: account.username)
 
+        // A token this login replaces is put back if the login fails after
+        // storing the new one; the new one is revoked and removed either way.
+        let replaced = try? context.tokenStore.token(for: keyringAccount)
         do {
             try context.tokenStore.store(token: token, for: keyringAccount)
         } catch {
             _ = try? api.send("DELETE", "/v1/sessions/current", timeout: 5)
             throw error
         }
+        do {
+            return try finishSignIn(account, options: options, index: &index, paths: paths, directories: directories, context)
+        } catch {
+            if let replaced {
+                try? context.tokenStore.store(token: replaced, for: keyringAccount)
+            } else {
+                try? context.tokenStore.deleteToken(for: keyringAccount)
+            }
+            _ = try? api.send("DELETE", "/v1/sessions/current", timeout: 5)
+            throw error
+        }
+    }
+
+    /// What follows storing the token: the account's files and index. Any
+    /// failure here (a full disk) undoes the sign-in (see `run`).
+    private static func finishSignIn(_ account: Account, options: Options, index: inout AccountIndex, paths: AccountPaths,
+                                     directories: LibDirectories, _ context: CommandContext) throws -> ExitCode {
 
         // A different identity under the same name (the server's user was
         // re-created): its writes are set aside, never sent as the new one.

@@ -1,7 +1,11 @@
 import LibAccounts
 import LibCLI
 import LibJSON
+import LibStore
 import LibSync
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `lib status [--short | --porcelain | --prompt] [--all]`: what waits to be
 /// sent, write by write, from local files only — no network, no D-Bus, no
@@ -48,8 +52,16 @@ enum Status {
             AccountWorkspace(context, paths: paths, index: index, account: account).writePromptFileIfMissing()
         }
         let setAside = SetAsideOutboxes(directory: paths.setAsideDirectory)
-        let lines = accounts.map { account in
+        // A store that exists but cannot be read is never reported as empty:
+        // it may hold the only copy of unsent writes (the prompt line stays
+        // as it is: it must never print a problem into a prompt).
+        var damaged: [String] = []
+        let lines = accounts.compactMap { account -> Line? in
             let storePath = paths.storePath(account.name)
+            if format != .prompt, let problem = damage(storePath: storePath, account: account.name) {
+                damaged.append(problem)
+                return nil
+            }
             return Line(account: account.name, current: account.name == index.currentName,
                         summary: OutboxSummary.read(storePath: storePath),
                         setAside: setAside.count(for: SetAsideOutboxes.identityKey(origin: account.origin.description, userID: account.userID)),
@@ -68,7 +80,23 @@ enum Status {
         case .long:
             context.standardOutput.write(lines.map { long($0, now: now) }.joined(separator: "\n"))
         }
-        return .success
+        for problem in damaged { context.standardError.write("\(ProgramInfo.name): \(problem)\n") }
+        return damaged.isEmpty ? .success : .failure
+    }
+
+    /// Why the store cannot be read, or nil when it can (or does not exist yet).
+    private static func damage(storePath: String, account: String) -> String? {
+        guard access(storePath, F_OK) == 0 else { return nil }
+        do {
+            _ = try AccountStore(readingFrom: storePath).outbox.counts()
+            return nil
+        } catch let error as DatabaseError where error.isCorrupt {
+            return "The store of \(account) is damaged: \(error.message)"
+        } catch let error as any ReportableError {
+            return "The store of \(account) cannot be read: \(error.message)"
+        } catch {
+            return "The store of \(account) cannot be read (\(storePath)): \(error)"
+        }
     }
 
     private static func notSignedIn(_ format: Format, _ context: CommandContext) -> ExitCode {
