@@ -6,7 +6,7 @@ extension LibraryService {
     /// `If-None-Match` names the current ETag.
     func getBook(_ request: HTTPRequest, id: String) throws -> HTTPResponse {
         try requireValidID(id)
-        guard let book = try state.withLock({ try BookStore.record(id, in: $0.db) }), let document = book.document else {
+        guard let book = try store.read({ try BookStore.record(id, in: $0) }), let document = book.document else {
             throw ProblemError(.notFound("There is no book '\(id)'"))
         }
         if let tags = request.headers["If-None-Match"], ETagList(tags).matches(book.etag) {
@@ -25,7 +25,7 @@ extension LibraryService {
             }
             limit = n
         }
-        let page = try state.withLock { try BookStore.list(after: request.query["after"], limit: limit, in: $0.db) }
+        let page = try store.read { try BookStore.list(after: request.query["after"], limit: limit, in: $0) }
         let items: [JSONValue] = page.items.compactMap { book in
             guard var document = book.document else { return nil }
             document["etag"] = .string(book.etag)
@@ -37,7 +37,7 @@ extension LibraryService {
     /// `GET /v1/books/{id}/history`: every version, who wrote it and when.
     func history(id: String) throws -> HTTPResponse {
         try requireValidID(id)
-        let items = try state.withLock { try BookStore.history(id, in: $0.db) }
+        let items = try store.read { try BookStore.history(id, in: $0) }
         if items.isEmpty { throw ProblemError(.notFound("There is no book '\(id)'")) }
         return .json(200, ["items": .array(items)])
     }

@@ -16,7 +16,7 @@ struct BookRecord: Sendable {
 /// version, makes a new ETag and appends to the history, in the caller's
 /// transaction.
 enum BookStore {
-    static func record(_ id: String, in db: Database) throws -> BookRecord? {
+    static func record(_ id: String, in db: any SQLConnection) throws -> BookRecord? {
         guard let row = try db.query("SELECT id, version, etag, document FROM books WHERE id = ?1", [.text(id)]).first else {
             return nil
         }
@@ -25,7 +25,7 @@ enum BookStore {
 
     /// Up to `limit` live books with ids after `after`, in id order, and the
     /// id to continue after when there are more.
-    static func list(after: String?, limit: Int, in db: Database) throws -> (items: [BookRecord], next: String?) {
+    static func list(after: String?, limit: Int, in db: any SQLConnection) throws -> (items: [BookRecord], next: String?) {
         let rows = try db.query("""
             SELECT id, version, etag, document FROM books
             WHERE document IS NOT NULL AND id > ?1 ORDER BY id LIMIT ?2
@@ -40,7 +40,7 @@ enum BookStore {
     }
 
     /// Writes a new version (a document, or nil to delete) and records who wrote it.
-    static func write(_ id: String, document: JSONObject?, by userID: String, in db: Database) throws -> BookRecord {
+    static func write(_ id: String, document: JSONObject?, by userID: String, in db: any SQLConnection) throws -> BookRecord {
         let previous = try record(id, in: db)
         let version = (previous?.version ?? 0) + 1
         let etag = "\"\(version)-\(Crypto.randomHex(bytes: 4))\""
@@ -54,7 +54,7 @@ enum BookStore {
         return BookRecord(id: id, version: version, etag: etag, document: document)
     }
 
-    static func history(_ id: String, in db: Database) throws -> [JSONValue] {
+    static func history(_ id: String, in db: any SQLConnection) throws -> [JSONValue] {
         try db.query("SELECT version, etag, updated_by, at, document FROM history WHERE book_id = ?1 ORDER BY version",
                      [.text(id)]).map { row in
             let document: JSONValue = try row["document"].text.map { try JSONParser.parse($0) } ?? .null

@@ -5,13 +5,6 @@ import LibJSON
 import LibStore
 
 extension LibraryService {
-    private enum Reservation {
-        case proceed
-        case replay(RecordedAnswer)
-        case keyReusedWithAnotherRequest
-        case inFlight
-    }
-
     /// `PUT` and `DELETE /v1/books/{id}`: checked in the order a client can
     /// act on (role, key, precondition, document), then applied exactly once
     /// per idempotency key, with the answer recorded in the same transaction.
@@ -49,24 +42,19 @@ extension LibraryService {
         }
 
         let requestHash = IdempotencyLedger.requestHash(method: request.method, path: request.path, body: request.body)
-        let slot = user.id + "\u{0}" + key
-        let reservation: Reservation = try state.withLock { state in
-            if let recorded = try IdempotencyLedger.recorded(user: user.id, key: key, in: state.db) {
-                return recorded.requestHash == requestHash ? .replay(recorded) : .keyReusedWithAnotherRequest
-            }
-            if state.keysInFlight.contains(slot) { return .inFlight }
-            state.keysInFlight.insert(slot)
-            return .proceed
-        }
-        switch reservation {
+        let claim: String
+        switch try store.write({ try IdempotencyLedger.claim(user: user.id, key: key, requestHash: requestHash, in: $0) }) {
+        case .claimed(let id): claim = id
         case .replay(let answer): return .respond(Self.response(for: answer, replayed: true))
-        case .keyReusedWithAnotherRequest:
-            throw ProblemError(.unprocessable("This Idempotency-Key was already used for a different request; use a new key for a new write"))
-        case .inFlight:
-            throw ProblemError(Problem(status: 409, title: "Conflict", detail: "A request with this Idempotency-Key is still being processed; retry later"))
-        case .proceed: break
+        case .keyReusedWithAnotherRequest: throw ProblemError(Self.keyReused)
+        case .inFlight: throw ProblemError(Self.keyInFlight)
         }
-        defer { state.withLock { _ = $0.keysInFlight.remove(slot) } }
+        var finished = false
+        defer {
+            if !finished {
+                _ = try? store.write { try IdempotencyLedger.release(claim, user: user.id, key: key, in: $0) }
+            }
+        }
 
         switch faults.fire(.beforeWrite, for: request)?.action {
         case .dropBeforeWrite?: return .closeWithoutAnswer
@@ -74,21 +62,29 @@ extension LibraryService {
         default: break
         }
 
-        let answer: RecordedAnswer = try state.withLock { state in
-            try state.db.write { db in
-                let answer = try Self.apply(id: id, document: document, ifMatch: ifMatch, by: user, hash: requestHash, in: db)
-                try IdempotencyLedger.record(user: user.id, key: key, answer: answer, in: db)
-                return answer
-            }
+        let answer: RecordedAnswer? = try store.write { db in
+            try db.lock("book " + id)
+            // Past its lease the claim may have been taken over: then the other write decides.
+            guard try IdempotencyLedger.holds(claim, user: user.id, key: key, in: db) else { return nil }
+            let answer = try Self.apply(id: id, document: document, ifMatch: ifMatch, by: user, hash: requestHash, in: db)
+            try IdempotencyLedger.record(claim, user: user.id, key: key, answer: answer, in: db)
+            return answer
         }
+        finished = true
+        guard let answer else { throw ProblemError(Self.keyInFlight) }
         if faults.fire(.afterCommit, for: request)?.action == .dropAfterCommit { return .closeWithoutAnswer }
         return .respond(Self.response(for: answer, replayed: false))
     }
 
+    private static let keyReused = Problem.unprocessable(
+        "This Idempotency-Key was already used for a different request; use a new key for a new write")
+    private static let keyInFlight = Problem(
+        status: 409, title: "Conflict", detail: "A request with this Idempotency-Key is still being processed; retry later")
+
     /// Checks the precondition against the current version and writes; the
     /// outcome (2xx, 404 or 412) is what the key will replay.
     private static func apply(id: String, document: JSONObject?, ifMatch: ETagList?, by user: User,
-                              hash: String, in db: Database) throws -> RecordedAnswer {
+                              hash: String, in db: any SQLConnection) throws -> RecordedAnswer {
         let current = try BookStore.record(id, in: db)
         let live = current?.exists == true ? current : nil
         if document == nil && live == nil {

@@ -31,11 +31,16 @@ enum DemoData {
         ("Station Eleven", "Emily St. John Mandel", 2014, ["fiction"]),
     ]
 
-    static func install(in db: Database) throws {
-        for (name, role) in users where try !UserDirectory.userExists(name, in: db) {
-            try UserDirectory.addUser(name, password: "\(name)-demo", role: role, in: db)
+    /// Safe to run by several servers at once on a new database: users are
+    /// added unless present, and the books by whichever transaction first
+    /// finds the database without any.
+    static func install(in store: ServerStore) throws {
+        for (name, role) in users {
+            if try store.read({ try UserDirectory.userExists(name, in: $0) }) { continue }
+            _ = try UserDirectory.addUserIfMissing(name, password: "\(name)-demo", role: role, in: store)
         }
-        try db.write { db in
+        try store.write { db in
+            try db.lock("demo-books")
             guard try db.scalar("SELECT count(*) FROM books")?.integer == 0 else { return }
             for (i, book) in books.enumerated() {
                 let id = "b-\(i + 1)"

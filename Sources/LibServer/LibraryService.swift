@@ -4,18 +4,9 @@ import LibHTTPServer
 import LibJSON
 import LibStore
 
-/// The database and the writes in flight, reached only under one lock so that
-/// "is this key recorded or in flight?" and "commit and record it" never
-/// interleave.
-final class ServerState {
-    let db: Database
-    var keysInFlight: Set<String> = []
-    init(db: Database) { self.db = db }
-}
-
 /// Protocol v1 (docs/PROTOCOL.md): turns each HTTP request into its answer.
 public final class LibraryService: Sendable {
-    let state: Locked<ServerState>
+    let store: ServerStore
     let faults: FaultInjector
     let allowsFaultControl: Bool
     /// The rules books are checked with, served at GET /v1/schemas/book.
@@ -24,10 +15,10 @@ public final class LibraryService: Sendable {
     let passwordChecks = DispatchSemaphore(value: 2)
     let log: @Sendable (String) -> Void
 
-    public init(database: Database, faults: [FaultRule] = [], allowsFaultControl: Bool = false,
+    public init(store: ServerStore, faults: [FaultRule] = [], allowsFaultControl: Bool = false,
                 bookSchema: BookSchema = BuiltInBookSchema.schema, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.bookSchema = bookSchema
-        state = Locked(ServerState(db: database))
+        self.store = store
         self.faults = FaultInjector(faults)
         self.allowsFaultControl = allowsFaultControl
         self.log = log
@@ -124,7 +115,7 @@ public final class LibraryService: Sendable {
     /// The user behind the request's bearer token, or nil.
     func authenticate(_ request: HTTPRequest) throws -> User? {
         guard let token = Self.bearerToken(request) else { return nil }
-        return try state.withLock { try UserDirectory.user(forToken: token, in: $0.db) }
+        return try store.read { try UserDirectory.user(forToken: token, in: $0) }
     }
 
     private func withUser(_ request: HTTPRequest, _ body: (User) throws -> HTTPResponse) throws -> HTTPResponse {

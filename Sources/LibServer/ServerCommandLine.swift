@@ -58,10 +58,10 @@ public enum ServerCommandLine {
         guard let database else { throw UsageError(message: "--db PATH is required") }
         let (host, port) = try parseListen(listen)
 
-        let db = try ServerDatabase.open(path: database, demo: demo)
+        let store = try ServerDatabase.open(database, demo: demo)
         var log: @Sendable (String) -> Void = { _ in }
         if verbose { log = { line in FileHandle.standardError.write(Data("\(line)\n".utf8)) } }
-        let service = LibraryService(database: db, faults: faults, allowsFaultControl: faultControl, bookSchema: bookSchema, log: log)
+        let service = LibraryService(store: store, faults: faults, allowsFaultControl: faultControl, bookSchema: bookSchema, log: log)
         let server = HTTPServer(handler: service.handle)
         let boundPort = try server.bind(host: host, port: port)
         let shownHost = host.contains(":") ? "[\(host)]" : host
@@ -113,8 +113,8 @@ public enum ServerCommandLine {
         var password = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
         if password.hasSuffix("\n") { password.removeLast() }
         guard !password.isEmpty else { throw UsageError(message: "give the password on standard input") }
-        let db = try ServerDatabase.open(path: database)
-        try ServerDatabase.addUser(name, password: password, role: role, in: db)
+        let store = try ServerDatabase.open(database)
+        try ServerDatabase.addUser(name, password: password, role: role, in: store)
         print("Added \(role.rawValue) \(name)")
         return 0
     }

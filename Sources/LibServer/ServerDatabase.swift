@@ -1,16 +1,24 @@
 import LibStore
 
-/// Opens (creating when missing) and migrates the server's database.
+/// Opens (creating when missing) and migrates the server's database: an
+/// SQLite file, or a PostgreSQL database named by a libpq connection URI.
 public enum ServerDatabase {
-    public static func open(path: String, demo: Bool = false) throws -> Database {
-        let db = try Database(path: path)
-        try ServerSchema.migrator.migrate(db)
-        if demo { try DemoData.install(in: db) }
-        return db
+    /// Connections per process: enough for the requests a 2-core machine
+    /// serves at once; more only queue on the database's own locks.
+    static let poolSize = 4
+
+    public static func open(_ location: String, demo: Bool = false) throws -> ServerStore {
+        let first = try SQLiteConnection(path: location)
+        try ServerSchema.migrator.migrate(first.database)
+        var connections: [any SQLConnection] = [first]
+        for _ in 1..<poolSize { connections.append(try SQLiteConnection(path: location)) }
+        let store = ServerStore(connections: connections)
+        if demo { try DemoData.install(in: store) }
+        return store
     }
 
     /// `lib-server user add`: a user with a password read by the caller.
-    public static func addUser(_ name: String, password: String, role: Role, in db: Database) throws {
-        try UserDirectory.addUser(name, password: password, role: role, in: db)
+    public static func addUser(_ name: String, password: String, role: Role, in store: ServerStore) throws {
+        try UserDirectory.addUser(name, password: password, role: role, in: store)
     }
 }

@@ -49,6 +49,12 @@ enum ServerSchema {
             );
             CREATE INDEX idempotency_by_age ON idempotency (created_at);
             """)
+        // A claim: status 0 while the write is in flight, held by `claim`
+        // (a random id per attempt) until `lease_until`; then the outcome.
+        m.register("004-idempotency-claims", sql: """
+            ALTER TABLE idempotency ADD COLUMN claim TEXT;
+            ALTER TABLE idempotency ADD COLUMN lease_until REAL;
+            """)
         return m
     }
 }

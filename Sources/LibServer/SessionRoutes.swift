@@ -12,21 +12,21 @@ extension LibraryService {
         guard let username = body["username"]?.stringValue, let password = body["password"]?.stringValue else {
             throw ProblemError(.badRequest("The body must be {\"username\": STRING, \"password\": STRING}"))
         }
-        let found = try state.withLock { try UserDirectory.credentials(for: username, in: $0.db) }
+        let found = try store.read { try UserDirectory.credentials(for: username, in: $0) }
         passwordChecks.wait()
         let valid = Crypto.verifyPassword(password, hash: found?.1 ?? Self.decoyHash)
         passwordChecks.signal()
         guard let user = found?.0, valid else {
             return Problem.unauthorized("Wrong user name or password").response
         }
-        let token = try state.withLock { try UserDirectory.startSession(for: user, in: $0.db) }
+        let token = try store.write { try UserDirectory.startSession(for: user, in: $0) }
         return .json(201, ["token": .string(token), "account": user.json])
     }
 
     /// `DELETE /v1/sessions/current`: the token stops working at once.
     func logout(_ request: HTTPRequest, _ user: User) throws -> HTTPResponse {
         if let token = Self.bearerToken(request) {
-            try state.withLock { try UserDirectory.revokeSession(token: token, in: $0.db) }
+            try store.write { try UserDirectory.revokeSession(token: token, in: $0) }
         }
         return HTTPResponse(status: 204)
     }

@@ -27,26 +27,34 @@ enum UserDirectory {
     /// Adds a user with a freshly hashed password. The id is random so that a
     /// user re-created under the same name is a different identity.
     @discardableResult
-    static func addUser(_ name: String, password: String, role: Role, in db: Database) throws -> User {
-        guard isValidUsername(name) else { throw AddUserError.invalidName(name) }
-        guard let hash = Crypto.hashPassword(password) else { throw AddUserError.passwordHashFailed }
-        let user = User(id: "u-" + Crypto.randomHex(bytes: 6), username: name, role: role)
-        try db.write { db in
-            if try db.scalar("SELECT 1 FROM users WHERE username = ?1", [.text(name)]) != nil {
-                throw AddUserError.exists(name)
-            }
-            try db.run("INSERT INTO users (id, username, role, password_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                       [.text(user.id), .text(name), .text(role.rawValue), .text(hash), .real(Date().timeIntervalSince1970)])
+    static func addUser(_ name: String, password: String, role: Role, in store: ServerStore) throws -> User {
+        guard let user = try addUserIfMissing(name, password: password, role: role, in: store) else {
+            throw AddUserError.exists(name)
         }
         return user
     }
 
-    static func userExists(_ name: String, in db: Database) throws -> Bool {
+    /// Adds the user unless one of that name exists (also when another
+    /// server adds it at the same moment); nil when it existed.
+    static func addUserIfMissing(_ name: String, password: String, role: Role, in store: ServerStore) throws -> User? {
+        guard isValidUsername(name) else { throw AddUserError.invalidName(name) }
+        guard let hash = Crypto.hashPassword(password) else { throw AddUserError.passwordHashFailed }
+        let user = User(id: "u-" + Crypto.randomHex(bytes: 6), username: name, role: role)
+        let added = try store.write { db in
+            try db.run("""
+                INSERT INTO users (id, username, role, password_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
+                ON CONFLICT (username) DO NOTHING
+                """, [.text(user.id), .text(name), .text(role.rawValue), .text(hash), .real(Date().timeIntervalSince1970)])
+        }
+        return added == 1 ? user : nil
+    }
+
+    static func userExists(_ name: String, in db: any SQLConnection) throws -> Bool {
         try db.scalar("SELECT 1 FROM users WHERE username = ?1", [.text(name)]) != nil
     }
 
     /// The user and their password hash, for a login attempt.
-    static func credentials(for name: String, in db: Database) throws -> (User, String)? {
+    static func credentials(for name: String, in db: any SQLConnection) throws -> (User, String)? {
         guard let row = try db.query("SELECT id, username, role, password_hash FROM users WHERE username = ?1", [.text(name)]).first,
               let user = user(from: row), let hash = row["password_hash"].text
         else { return nil }
@@ -54,7 +62,7 @@ enum UserDirectory {
     }
 
     /// Makes a session for the user; returns the token, shown only this once.
-    static func startSession(for user: User, in db: Database) throws -> String {
+    static func startSession(for user: User, in db: any SQLConnection) throws -> String {
         let token = "lbt_" + Crypto.randomHex(bytes: 32)
         try db.run("INSERT INTO sessions (token_hash, user_id, created_at) VALUES (?1, ?2, ?3)",
                    [.text(Crypto.sha256Hex(Array(token.utf8))), .text(user.id), .real(Date().timeIntervalSince1970)])
@@ -62,7 +70,7 @@ enum UserDirectory {
     }
 
     /// The user a live token belongs to, or nil for an unknown or revoked one.
-    static func user(forToken token: String, in db: Database) throws -> User? {
+    static func user(forToken token: String, in db: any SQLConnection) throws -> User? {
         let rows = try db.query("""
             SELECT u.id, u.username, u.role FROM sessions s JOIN users u ON u.id = s.user_id
             WHERE s.token_hash = ?1 AND s.revoked_at IS NULL
@@ -70,7 +78,7 @@ enum UserDirectory {
         return rows.first.flatMap(user(from:))
     }
 
-    static func revokeSession(token: String, in db: Database) throws {
+    static func revokeSession(token: String, in db: any SQLConnection) throws {
         try db.run("UPDATE sessions SET revoked_at = ?2 WHERE token_hash = ?1 AND revoked_at IS NULL",
                    [.text(Crypto.sha256Hex(Array(token.utf8))), .real(Date().timeIntervalSince1970)])
     }

@@ -112,4 +112,5 @@ final class Box<T: Sendable>: @unchecked Sendable {
     private var value: T?
     func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
     func get() -> T? { lock.lock(); defer { lock.unlock() }; return value }
+    func update(_ change: (T?) -> T) { lock.lock(); value = change(value); lock.unlock() }
 }

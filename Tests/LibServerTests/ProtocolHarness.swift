@@ -13,6 +13,12 @@ final class DemoServer: @unchecked Sendable {
         server = try ServerProcess(database: directory.file("server.sqlite"), extraArguments: extraArguments, environment: environment)
     }
 
+    /// A second server on the same database as `other`.
+    init(sharing other: DemoServer, extraArguments: [String] = []) throws {
+        directory = other.directory
+        server = try ServerProcess(database: other.server.databasePath, extraArguments: extraArguments)
+    }
+
     func client() throws -> HTTPTestClient { try HTTPTestClient(port: server.port) }
 
     /// Signs in as a demo user and returns a client that sends the token.
