@@ -8,10 +8,10 @@ public enum ServerDatabase {
     static let poolSize = 4
 
     public static func open(_ location: String, demo: Bool = false) throws -> ServerStore {
-        let first = try SQLiteConnection(path: location)
+        let first = try SQLiteConnection(path: location, create: true)
         try ServerSchema.migrator.migrate(first.database)
         var connections: [any SQLConnection] = [first]
-        for _ in 1..<poolSize { connections.append(try SQLiteConnection(path: location)) }
+        for _ in 1..<poolSize { connections.append(try SQLiteConnection(path: location, create: false)) }
         let store = ServerStore(connections: connections)
         if demo { try DemoData.install(in: store) }
         return store
