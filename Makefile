@@ -9,7 +9,7 @@ DEBUG_BIN   = .build/debug
 RELEASE_BIN = .build/release
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: all deps build release test test-only demo bench stress install install-units generate clean fuzz fuzz-merge sanitize
+.PHONY: all deps build release test test-only test-postgres demo bench bench-server stress install install-units generate clean fuzz fuzz-merge sanitize
 
 all: build
 
@@ -33,6 +33,11 @@ test: build
 
 test-only:
 	LIB_BIN_DIR=$(CURDIR)/$(DEBUG_BIN) scripts/with-test-session.sh $(SWIFT) test --skip-build
+	@$(MAKE) --no-print-directory test-postgres
+
+# lib-server's protocol suite again, on a private PostgreSQL cluster.
+test-postgres:
+	LIB_BIN_DIR=$(CURDIR)/$(DEBUG_BIN) scripts/with-postgres.sh $(SWIFT) test --skip-build --filter LibServerTests
 
 demo: release
 	@scripts/with-test-session.sh scripts/demo.sh $(CURDIR)/$(RELEASE_BIN)

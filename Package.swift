@@ -15,6 +15,8 @@ let package = Package(
         // C libraries from Debian.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         .systemLibrary(name: "CSodium", path: "Sources/CSodium"),
+        // libpq, linked into lib-server only (lib never loads it).
+        .systemLibrary(name: "CPostgres", path: "Sources/CPostgres"),
         // libcurl, loaded with dlopen on first use so that start-up stays lean.
         .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("dl")]),
         // libsecret (and GLib under it), also loaded with dlopen on first use.
@@ -29,10 +31,12 @@ let package = Package(
         .target(name: "LibStore", dependencies: ["CSQLite"]),
         // The book's JSON Schema and the validator both sides check books with.
         .target(name: "LibBookSchema", dependencies: ["LibJSON"]),
+        // The HTTP vocabulary: headers, entity tags, preconditions, Retry-After, dates.
+        .target(name: "LibHTTP"),
 
         // The reference server.
-        .target(name: "LibHTTPServer", dependencies: ["LibJSON"]),
-        .target(name: "LibServer", dependencies: ["LibJSON", "LibBookSchema", "LibStore", "LibHTTPServer", "CSodium"]),
+        .target(name: "LibHTTPServer", dependencies: ["LibHTTP", "LibJSON"]),
+        .target(name: "LibServer", dependencies: ["LibJSON", "LibBookSchema", "LibStore", "LibHTTPServer", "CSodium", "CPostgres"]),
         .executableTarget(name: "lib-server", dependencies: ["LibServer"]),
 
         // The client.
@@ -60,6 +64,7 @@ let package = Package(
         .testTarget(name: "LibJSONTests", dependencies: ["LibJSON"]),
         .testTarget(name: "LibBookSchemaTests", dependencies: ["LibBookSchema", "LibJSON"]),
         .testTarget(name: "LibStoreTests", dependencies: ["LibStore", "TestSupport"]),
+        .testTarget(name: "LibHTTPTests", dependencies: ["LibHTTP"]),
         .testTarget(name: "LibHTTPServerTests", dependencies: ["LibHTTPServer", "TestSupport"]),
         .testTarget(name: "LibServerTests", dependencies: ["LibServer", "LibJSON", "TestSupport"]),
         .testTarget(name: "LibCLITests", dependencies: ["LibCLI", "LibJSON", "TestSupport"]),

@@ -21,6 +21,8 @@ packages=(
   hyperfine time                  # benchmarks (time: peak memory)
   valgrind                        # benchmarks: callgrind instruction counts
   libc6-dev                       # libc.a: lib is a static executable
+  libpq-dev postgresql            # lib-server's PostgreSQL store, and the cluster its tests start
+  wrk                             # make bench-server: lib-server against nginx serving the same JSON
 )
 
 missing=()

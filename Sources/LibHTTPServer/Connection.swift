@@ -10,6 +10,9 @@ final class Connection: @unchecked Sendable {
     private let id: Int
     private let fd: Int32
     private let remoteAddress: String
+    /// No request has been read yet: waiting for the first one is bounded by
+    /// the header timeout, not the (longer) keep-alive idle timeout.
+    private var isFresh = true
     private var limits: HTTPServerLimits { server.limits }
     /// Received bytes not yet consumed: the rest of a request, or pipelined ones.
     private var buffer: [UInt8] = []
@@ -69,6 +72,7 @@ final class Connection: @unchecked Sendable {
         case .success(let value): decoded = value
         case .failure(let failure): return answer(failure)
         }
+        if let failure = RequestParser.checkHost(of: head) { return answer(failure) }
         let request = HTTPRequest(
             method: head.method, target: head.target, path: decoded.path, query: decoded.query,
             headers: head.headers, body: body, remoteAddress: remoteAddress, version: head.version)
@@ -77,7 +81,7 @@ final class Connection: @unchecked Sendable {
         let headOnly = head.method == "HEAD"
         switch reply {
         case .respond(let response):
-            let keep = keepAlive && !Self.hasToken("close", in: response.headers.values("Connection"))
+            let keep = keepAlive && !Self.hasToken("close", in: response.headers.values(for: "Connection"))
             let connection: String? = keep ? (head.isHTTP10 ? "keep-alive" : nil) : "close"
             let bytes = ResponseSerializer.serialize(response, headOnly: headOnly, connection: connection)
             guard SocketIO.sendAll(fd, bytes[...]) else { return .close }
@@ -118,7 +122,13 @@ final class Connection: @unchecked Sendable {
 
     private func readHead() -> HeadResult {
         var scanned = 0
+        let headSeconds = min(limits.headerTimeout, limits.idleTimeout)
         var started = buffer.isEmpty ? nil : ContinuousClock.now
+        // Before the first byte: a new connection gets the header timeout, a
+        // kept-alive one the idle timeout.
+        let waitingSince = ContinuousClock.now
+        let waitSeconds = isFresh ? headSeconds : limits.idleTimeout
+        isFresh = false
         while true {
             // Empty lines before a request line are ignored (RFC 9112 §2.2).
             if buffer.count >= 2 && buffer[0] == RequestParser.cr && buffer[1] == RequestParser.lf {
@@ -138,10 +148,8 @@ final class Connection: @unchecked Sendable {
             scanned = buffer.count
             if buffer.count > limits.maxHeaderBytes { return .failed(Self.headTooLarge(limits)) }
             if let failure = RequestParser.checkPartialRequestLine(buffer[...]) { return .failed(failure) }
-            if let started, ContinuousClock.now - started > .milliseconds(Int(limits.idleTimeout * 1000)) {
-                return .failed(requestTimeout())
-            }
-            switch SocketIO.receive(fd, into: &scratch) {
+            let deadline = started.map { $0 + Self.duration(headSeconds) } ?? waitingSince + Self.duration(waitSeconds)
+            switch SocketIO.receive(fd, into: &scratch, before: deadline) {
             case .bytes(let count):
                 if started == nil {
                     started = ContinuousClock.now
@@ -154,11 +162,17 @@ final class Connection: @unchecked Sendable {
                 }
                 return .gone
             case .timedOut:
-                return buffer.isEmpty ? .gone : .failed(requestTimeout())
+                return started == nil ? .gone : .failed(headTimeout(headSeconds))
             case .failed:
                 return .gone
             }
         }
+    }
+
+    private static func duration(_ seconds: Double) -> Duration { .milliseconds(Int(seconds * 1000)) }
+
+    private func headTimeout(_ seconds: Double) -> RequestFailure {
+        RequestFailure(status: 408, detail: "the request's headers did not arrive within \(seconds) seconds")
     }
 
     private enum BodyResult {
@@ -171,8 +185,7 @@ final class Connection: @unchecked Sendable {
         let deadline = ContinuousClock.now + .milliseconds(Int(limits.idleTimeout * 1000))
         if buffer.count < length { buffer.reserveCapacity(length) }
         while buffer.count < length {
-            if ContinuousClock.now > deadline { return .failed(requestTimeout()) }
-            switch SocketIO.receive(fd, into: &scratch) {
+            switch SocketIO.receive(fd, into: &scratch, before: deadline) {
             case .bytes(let count):
                 buffer.append(contentsOf: scratch[0..<count])
             case .closed:
@@ -210,7 +223,7 @@ final class Connection: @unchecked Sendable {
     /// HTTP/1.1 keeps the connection unless told `close`; HTTP/1.0 closes
     /// unless told `keep-alive` (RFC 9112 §9.3).
     static func wantsKeepAlive(_ head: RequestHead) -> Bool {
-        let values = head.headers.values("Connection")
+        let values = head.headers.values(for: "Connection")
         if head.isHTTP10 { return hasToken("keep-alive", in: values) && !hasToken("close", in: values) }
         return !hasToken("close", in: values)
     }

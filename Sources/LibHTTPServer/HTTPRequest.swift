@@ -13,6 +13,8 @@ public struct HTTPRequest: Sendable {
     public let body: [UInt8]
     /// The peer as `ADDRESS:PORT` (`[ADDRESS]:PORT` for IPv6).
     public let remoteAddress: String
+    /// The peer's address without the port: what per-peer limits count.
+    public var peerAddress: String { HTTPServer.peerAddress(remoteAddress) }
     /// `HTTP/1.0` or `HTTP/1.1`.
     public let version: String
 

@@ -150,14 +150,16 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    private enum Admission { case serve(Int), overflow(threaded: Bool), refuse }
+    private enum Admission { case serve(Int), overflow(threaded: Bool), peerOverLimit, refuse }
 
     private func admit(_ fd: Int32, remote: String) {
+        let peer = Self.peerAddress(remote)
         SocketIO.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
         SocketIO.setTimeout(fd, option: SO_RCVTIMEO, seconds: limits.idleTimeout)
         SocketIO.setTimeout(fd, option: SO_SNDTIMEO, seconds: limits.idleTimeout)
         let admission: Admission = state.withLock { state in
             if state.stopping { return .refuse }
+            if state.connectionsPerPeer[peer, default: 0] >= limits.maxConnectionsPerPeer { return .peerOverLimit }
             if state.connections.count >= limits.maxConnections {
                 guard state.overflowAnswers < Self.maxOverflowAnswerThreads else { return .overflow(threaded: false) }
                 state.overflowAnswers += 1
@@ -165,14 +167,14 @@ public final class HTTPServer: Sendable {
             }
             let id = state.nextConnectionID
             state.nextConnectionID += 1
-            state.connections[id] = ServerState.OpenConnection(fd: fd, busy: false)
+            state.add(id, ServerState.OpenConnection(fd: fd, peer: peer, busy: false))
             return .serve(id)
         }
         switch admission {
         case .serve(let id):
             let connection = Connection(server: self, id: id, fd: fd, remoteAddress: remote)
             if !DetachedThread.start({ connection.serve() }) {
-                state.withLock { _ = $0.connections.removeValue(forKey: id) }
+                state.withLock { $0.remove(id) }
                 refuseOverloaded(fd, linger: false)
             }
         case .overflow(threaded: true):
@@ -185,16 +187,23 @@ public final class HTTPServer: Sendable {
             }
         case .overflow(threaded: false):
             refuseOverloaded(fd, linger: false)
+        case .peerOverLimit:
+            // Without a thread or a wait: this peer is the one crowding the server.
+            refuse(fd, status: 429, detail: "this address has \(limits.maxConnectionsPerPeer) connections open already; close some or try again later",
+                   linger: false)
         case .refuse:
             close(fd)
         }
     }
 
     private func refuseOverloaded(_ fd: Int32, linger: Bool) {
+        refuse(fd, status: 503, detail: "the server has too many open connections; try again later", linger: linger)
+    }
+
+    private func refuse(_ fd: Int32, status: Int, detail: String, linger: Bool) {
         var headers = HTTPHeaders()
-        headers.add("Retry-After", "1")
-        let response = HTTPResponse.problem(
-            status: 503, detail: "the server has too many open connections; try again later", headers: headers)
+        headers.add("Retry-After", RetryAfter(seconds: 1).headerValue)
+        let response = HTTPResponse.problem(status: status, detail: detail, headers: headers)
         let bytes = ResponseSerializer.serialize(response, headOnly: false, connection: "close")
         _ = SocketIO.sendAll(fd, bytes[...], flags: linger ? 0 : Int32(MSG_DONTWAIT))
         if linger { SocketIO.drainBeforeClose(fd, seconds: 1) }
@@ -217,7 +226,13 @@ public final class HTTPServer: Sendable {
     /// Forgets a connection; only then may its descriptor be closed, so that
     /// stop() never shuts down a reused descriptor number.
     func unregister(_ id: Int) {
-        state.withLock { _ = $0.connections.removeValue(forKey: id) }
+        state.withLock { $0.remove(id) }
+    }
+
+    /// `ADDRESS` of `ADDRESS:PORT` (`[ADDRESS]` of `[ADDRESS]:PORT`).
+    static func peerAddress(_ remote: String) -> String {
+        guard let colon = remote.lastIndex(of: ":") else { return remote }
+        return String(remote[..<colon])
     }
 
     private static func failure(_ address: String, _ operation: String, closing fd: Int32? = nil) -> HTTPServerError {

@@ -6,8 +6,18 @@ public struct HTTPServerLimits: Sendable {
     public var maxBodyBytes = 1 * 1024 * 1024
     /// Seconds a keep-alive connection may sit idle, and that a request may take to arrive.
     public var idleTimeout: Double = 30
+    /// Seconds from a connection's opening, or from the first byte of a
+    /// later request, to the end of that request's head; later → 408 (or,
+    /// when nothing came at all, a silent close). Slowloris clients that
+    /// trickle or never send their headers lose their connection this soon.
+    public var headerTimeout: Double = 5
     /// Open connections beyond this are accepted, answered 503 and closed.
     public var maxConnections = 1024
+    /// Open connections from one peer address beyond this are accepted,
+    /// answered 429 and closed, so that one peer cannot take every
+    /// connection. Behind a reverse proxy every client shares the proxy's
+    /// address: raise it there (the proxy limits its own clients).
+    public var maxConnectionsPerPeer = 64
 
     public init() {}
 }

@@ -170,7 +170,7 @@ enum RequestParser {
             return .failure(RequestFailure(
                 status: 501, detail: "Transfer-Encoding is not supported; send the body with Content-Length"))
         }
-        let values = head.headers.values("Content-Length")
+        let values = head.headers.values(for: "Content-Length")
         guard let value = values.first else { return .success(0) }
         guard values.count == 1 else { return .failure(.badRequest("Content-Length is given more than once")) }
         guard !value.isEmpty, value.utf8.allSatisfy(isDigit) else {
@@ -187,6 +187,16 @@ enum RequestParser {
             length = sum
         }
         return .success(length)
+    }
+
+    /// An HTTP/1.1 request carries exactly one `Host` (RFC 9112 §3.2).
+    static func checkHost(of head: RequestHead) -> RequestFailure? {
+        if head.isHTTP10 { return nil }
+        switch head.headers.values(for: "Host").count {
+        case 0: return .badRequest("an HTTP/1.1 request needs a Host header")
+        case 1: return nil
+        default: return .badRequest("the Host header is given more than once")
+        }
     }
 
     static func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }

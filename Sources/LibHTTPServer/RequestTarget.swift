@@ -8,6 +8,10 @@ enum RequestTarget {
         var pathBytes = bytes[..<(questionMark ?? bytes.endIndex)]
         // A fragment is never sent by a conforming client; ignore it if one is.
         if let hash = pathBytes.firstIndex(of: UInt8(ascii: "#")) { pathBytes = pathBytes[..<hash] }
+        // Decoded, %2F would turn one segment into two: /v1/books/b-7%2Fhistory is not /v1/books/b-7/history.
+        if containsEncodedSlash(pathBytes) {
+            return .failure(.badRequest("the path contains an encoded '/' (%2F) inside a segment"))
+        }
         guard let path = percentDecode(pathBytes), !path.utf8.contains(0) else {
             return .failure(.badRequest("the path contains an invalid percent-escape"))
         }
@@ -48,6 +52,18 @@ enum RequestTarget {
             }
         }
         return String(validating: out, as: UTF8.self)
+    }
+
+    static func containsEncodedSlash(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var index = bytes.startIndex
+        while index + 2 < bytes.endIndex {
+            if bytes[index] == UInt8(ascii: "%") && bytes[index + 1] == UInt8(ascii: "2")
+                && (bytes[index + 2] == UInt8(ascii: "F") || bytes[index + 2] == UInt8(ascii: "f")) {
+                return true
+            }
+            index += 1
+        }
+        return false
     }
 
     static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -10,6 +10,8 @@ struct ServerState: Sendable {
     /// once and lets busy ones finish.
     struct OpenConnection: Sendable {
         let fd: Int32
+        /// The peer's address without its port, as the per-peer cap counts it.
+        let peer: String
         var busy: Bool
     }
 
@@ -21,8 +23,21 @@ struct ServerState: Sendable {
     var stopFinished = false
     var connections: [Int: OpenConnection] = [:]
     var nextConnectionID = 0
+    /// Open connections per peer address.
+    var connectionsPerPeer: [String: Int] = [:]
     /// Threads answering 503 to connections over the limit.
     var overflowAnswers = 0
+
+    mutating func add(_ id: Int, _ connection: OpenConnection) {
+        connections[id] = connection
+        connectionsPerPeer[connection.peer, default: 0] += 1
+    }
+
+    mutating func remove(_ id: Int) {
+        guard let connection = connections.removeValue(forKey: id) else { return }
+        let left = (connectionsPerPeer[connection.peer] ?? 1) - 1
+        connectionsPerPeer[connection.peer] = left > 0 ? left : nil
+    }
 
     /// Cuts the connections off: blocked reads return end-of-file and writes fail.
     func shutDownConnections(idleOnly: Bool) {

@@ -25,6 +25,22 @@ enum SocketIO {
         }
     }
 
+    /// Waits until `deadline` for bytes, then receives them.
+    static func receive(_ fd: Int32, into scratch: inout [UInt8], before deadline: ContinuousClock.Instant) -> ReceiveResult {
+        while true {
+            let left = ContinuousClock.now.duration(to: deadline)
+            if left <= .zero { return .timedOut }
+            let (seconds, attoseconds) = left.components
+            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let polled = poll(&ready, 1, milliseconds)
+            if polled < 0 && errno == EINTR { continue }
+            if polled < 0 { return .failed(errno) }
+            if polled == 0 { continue }
+            return receive(fd, into: &scratch)
+        }
+    }
+
     /// Sends every byte; false when the peer is gone or the send timed out.
     static func sendAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>, flags: Int32 = 0) -> Bool {
         var offset = bytes.startIndex

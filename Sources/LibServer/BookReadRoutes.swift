@@ -9,10 +9,17 @@ extension LibraryService {
         guard let book = try store.read({ try BookStore.record(id, in: $0) }), let document = book.document else {
             throw ProblemError(.notFound("There is no book '\(id)'"))
         }
-        if let tags = request.headers["If-None-Match"], ETagList(tags).matches(book.etag) {
+        switch try preconditions(of: request).evaluate(method: request.method, current: EntityTag(parsing: book.etag)) {
+        case .notModified:
             return HTTPResponse(status: 304, headers: HTTPHeaders([("ETag", book.etag)]))
+        case .failed(let field):
+            var problem = Problem(status: 412, title: "Precondition Failed",
+                                  detail: "\(field) does not match book '\(id)' (its current version is \(book.etag))")
+            problem.headers = [("ETag", book.etag)]
+            return problem.response
+        case .proceed:
+            return .json(200, .object(document), etag: book.etag)
         }
-        return .json(200, .object(document), etag: book.etag)
     }
 
     /// `GET /v1/books[?after=ID&limit=N]`: a page of books in id order, each
@@ -49,18 +56,16 @@ extension LibraryService {
     }
 }
 
-/// The entity tags of an `If-Match` or `If-None-Match` header, compared
-/// strongly (RFC 9110 §13.1.1): `*` matches any current version.
-struct ETagList {
-    let tags: [String]
-
-    init(_ header: String) {
-        tags = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+extension LibraryService {
+    /// The request's `If-Match` and `If-None-Match`, or a 400 naming the
+    /// field that is not `*` or a list of entity tags.
+    func preconditions(of request: HTTPRequest) throws -> Preconditions {
+        do {
+            return try Preconditions(headers: request.headers)
+        } catch {
+            throw ProblemError(.badRequest("\(error.name) must be * or a list of entity tags such as \"3-9f2c1a07\""))
+        }
     }
-
-    var isWildcard: Bool { tags == ["*"] }
-
-    func matches(_ etag: String) -> Bool { isWildcard || tags.contains(etag) }
 }
 
 import Foundation

@@ -20,15 +20,12 @@ extension LibraryService {
         guard IdempotencyLedger.isValidKey(key) else {
             throw ProblemError(.badRequest("The Idempotency-Key must be 1 to 255 visible ASCII characters"))
         }
-        let ifMatch = request.headers["If-Match"].map(ETagList.init)
-        let ifNoneMatch = request.headers["If-None-Match"].map(ETagList.init)
-        if isDelete && ifMatch == nil || !isDelete && ifMatch == nil && ifNoneMatch == nil {
+        let conditions = try preconditions(of: request)
+        let pinsAVersion = conditions.ifMatch != nil || (!isDelete && conditions.ifNoneMatch == .any)
+        guard pinsAVersion else {
             let how = isDelete ? "If-Match: ETAG" : "If-Match: ETAG (to update) or If-None-Match: * (to create)"
             throw ProblemError(Problem(status: 428, title: "Precondition Required",
                                        detail: "Writes must say which version they change: send \(how)"))
-        }
-        if let ifNoneMatch, !ifNoneMatch.isWildcard || isDelete {
-            throw ProblemError(.badRequest("If-None-Match on a write may only be '*' on PUT (create)"))
         }
         var document: JSONObject?
         if !isDelete {
@@ -66,7 +63,8 @@ extension LibraryService {
             try db.lock("book " + id)
             // Past its lease the claim may have been taken over: then the other write decides.
             guard try IdempotencyLedger.holds(claim, user: user.id, key: key, in: db) else { return nil }
-            let answer = try Self.apply(id: id, document: document, ifMatch: ifMatch, by: user, hash: requestHash, in: db)
+            let answer = try Self.apply(request.method, id: id, document: document, conditions: conditions, by: user,
+                                        hash: requestHash, in: db)
             try IdempotencyLedger.record(claim, user: user.id, key: key, answer: answer, in: db)
             return answer
         }
@@ -81,9 +79,11 @@ extension LibraryService {
     private static let keyInFlight = Problem(
         status: 409, title: "Conflict", detail: "A request with this Idempotency-Key is still being processed; retry later")
 
-    /// Checks the precondition against the current version and writes; the
-    /// outcome (2xx, 404 or 412) is what the key will replay.
-    private static func apply(id: String, document: JSONObject?, ifMatch: ETagList?, by user: User,
+    /// Checks the preconditions against the current version (RFC 9110
+    /// §13.2.2) and writes; the outcome (2xx, 404 or 412) is what the key
+    /// will replay. Deleting what is not there is a 404 before any
+    /// precondition: there is no resource to hold a condition against.
+    private static func apply(_ method: String, id: String, document: JSONObject?, conditions: Preconditions, by user: User,
                               hash: String, in db: any SQLConnection) throws -> RecordedAnswer {
         let current = try BookStore.record(id, in: db)
         let live = current?.exists == true ? current : nil
@@ -91,15 +91,9 @@ extension LibraryService {
             return RecordedAnswer(requestHash: hash, status: 404, etag: nil,
                                   body: Problem.notFound("There is no book '\(id)'").json.utf8Bytes)
         }
-        let holds: Bool
-        if let ifMatch {
-            holds = live.map { ifMatch.matches($0.etag) } ?? false
-        } else {
-            holds = live == nil  // If-None-Match: *
-        }
-        guard holds else {
+        if case .failed(let field) = conditions.evaluate(method: method, current: live.flatMap { EntityTag(parsing: $0.etag) }) {
             var problem = Problem(status: 412, title: "Precondition Failed",
-                                  detail: preconditionDetail(id: id, live: live, creating: ifMatch == nil))
+                                  detail: preconditionDetail(id: id, current: current, failed: field))
             problem.extra = [("current", live?.document.map { .object($0) } ?? .null),
                              ("current_etag", live.map { .string($0.etag) } ?? .null)]
             return RecordedAnswer(requestHash: hash, status: 412, etag: live?.etag, body: problem.json.utf8Bytes)
@@ -110,10 +104,13 @@ extension LibraryService {
                               body: JSONValue.object(document).utf8Bytes)
     }
 
-    private static func preconditionDetail(id: String, live: BookRecord?, creating: Bool) -> String {
-        if creating { return "Book '\(id)' already exists (version \(live?.etag ?? "?")); update it with If-Match instead" }
-        guard let live else { return "Book '\(id)' no longer exists: it was deleted" }
-        return "Book '\(id)' has changed since that version; its current version is \(live.etag)"
+    private static func preconditionDetail(id: String, current: BookRecord?, failed field: String) -> String {
+        guard let current else { return "There is no book '\(id)' yet; create it with If-None-Match: *" }
+        guard current.exists else { return "Book '\(id)' no longer exists: it was deleted" }
+        if field == "If-None-Match" {
+            return "Book '\(id)' already exists (version \(current.etag)); update it with If-Match instead"
+        }
+        return "Book '\(id)' has changed since that version; its current version is \(current.etag)"
     }
 
     private static func response(for answer: RecordedAnswer, replayed: Bool) -> HTTPResponse {

@@ -14,6 +14,7 @@ public final class LibraryService: Sendable {
     /// argon2id takes ~64 MB and tens of milliseconds per hash: a few at a time.
     let passwordChecks = DispatchSemaphore(value: 2)
     let log: @Sendable (String) -> Void
+    let loginThrottle = LoginThrottle()
 
     public init(store: ServerStore, faults: [FaultRule] = [], allowsFaultControl: Bool = false,
                 bookSchema: BookSchema = BuiltInBookSchema.schema, log: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -49,7 +50,7 @@ public final class LibraryService: Sendable {
             default: break
             }
         }
-        let reply = dispatch(request, segments: segments)
+        let reply = Self.withCachingRules(dispatch(request, segments: segments), for: request, segments: segments)
         if case .respond(let response) = reply, faults.fire(.answer, for: request)?.action == .truncate {
             // The head and half of the body: the answer is cut mid-way.
             return .truncate(response, afterBytes: response.serializedHeadLength + response.body.count / 2)
@@ -68,7 +69,7 @@ public final class LibraryService: Sendable {
                 return .respond(try withUser(request) { try logout(request, $0) })
             }
             if route == ["v1", "me"], method == "GET" { return .respond(try withUser(request) { .json(200, $0.json) }) }
-            if route == ["v1", "schemas", "book"], method == "GET" { return .respond(try withUser(request) { _ in bookSchemaAnswer(request) }) }
+            if route == ["v1", "schemas", "book"], method == "GET" { return .respond(try withUser(request) { _ in try bookSchemaAnswer(request) }) }
             if route == ["v1", "books"], method == "GET" { return .respond(try withUser(request) { _ in try listBooks(request) }) }
             if let id = bookID, route.count == 3, method == "GET" {
                 return .respond(try withUser(request) { _ in try getBook(request, id: id) })
@@ -91,6 +92,23 @@ public final class LibraryService: Sendable {
             log("error: \(request.method) \(request.path): \(error)")
             return .respond(Problem(status: 500, title: "Internal Server Error", detail: "The server failed: \(error)").response)
         }
+    }
+
+    /// Documents depend on who asks and change under other clients' writes:
+    /// a cache may keep them only for that user, and must ask again before
+    /// each use (ETags make that a cheap 304). A session's token must never
+    /// be stored at all.
+    private static func withCachingRules(_ reply: HTTPReply, for request: HTTPRequest, segments: [String]) -> HTTPReply {
+        guard case .respond(var response) = reply, segments.count >= 3, segments[1] == "v1" else { return reply }
+        if segments[2] == "sessions" {
+            response.headers.set("Cache-Control", "no-store")
+        } else if (segments[2] == "books" || segments[2] == "me") && (request.method == "GET" || request.method == "HEAD") {
+            response.headers.set("Cache-Control", "private, no-cache")
+            response.headers.set("Vary", "Authorization")
+        } else {
+            return reply
+        }
+        return .respond(response)
     }
 
     /// Every answer to a write carries the request's `Idempotency-Key` back

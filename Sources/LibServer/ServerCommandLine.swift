@@ -6,11 +6,14 @@ import LibStore
 /// `lib-server`'s command line: serve, or add a user.
 public enum ServerCommandLine {
     static let usage = """
-        usage: lib-server --db PATH [--listen HOST:PORT] [--demo] [--book-schema FILE] [--fault SPEC]... [--fault-control] [--verbose]
-               lib-server user add NAME [--role librarian|reader] --db PATH   (password on stdin)
+        usage: lib-server --db PATH|URI [--listen HOST:PORT] [--demo] [--book-schema FILE]
+                          [--max-connections-per-peer N] [--fault SPEC]... [--fault-control] [--verbose]
+               lib-server user add NAME [--role librarian|reader] --db PATH|URI   (password on stdin)
 
         Serves protocol v1 (docs/PROTOCOL.md). The first line on stdout is
         'listening on http://HOST:PORT'; --listen 127.0.0.1:0 picks a free port.
+        --db takes an SQLite file, or postgresql://USER@HOST:PORT/DB for a
+        PostgreSQL database several servers can share (docs/DEPLOY.md).
         --book-schema FILE validates books with that JSON Schema (2020-12)
         instead of the built-in one, and serves it at GET /v1/schemas/book.
         Faults for tests (docs/FAULTS.md) also come from LIB_SERVER_FAULTS.
@@ -37,6 +40,7 @@ public enum ServerCommandLine {
         var listen = "127.0.0.1:8080"
         var demo = false, faultControl = false, verbose = false
         var bookSchema = BuiltInBookSchema.schema
+        var limits = HTTPServerLimits()
         var faults = try usage { try FaultRule.parseList(environment["LIB_SERVER_FAULTS"] ?? "") }
         var rest = arguments[...]
         while let argument = rest.popFirst() {
@@ -49,6 +53,12 @@ public enum ServerCommandLine {
                 let text = try value(for: argument, from: &rest)
                 faults.append(try usage { try FaultRule(parsing: text) })
             case "--fault-control": faultControl = true
+            case "--max-connections-per-peer":
+                let text = try value(for: argument, from: &rest)
+                guard let n = Int(text), n > 0 else {
+                    throw UsageError(message: "--max-connections-per-peer wants a positive number, not '\(text)'")
+                }
+                limits.maxConnectionsPerPeer = n
             case "--verbose", "-v": verbose = true
             case "--help", "-h": print(usage); return 0
             case "--version": print("lib-server 0.1.0"); return 0
@@ -62,7 +72,7 @@ public enum ServerCommandLine {
         var log: @Sendable (String) -> Void = { _ in }
         if verbose { log = { line in FileHandle.standardError.write(Data("\(line)\n".utf8)) } }
         let service = LibraryService(store: store, faults: faults, allowsFaultControl: faultControl, bookSchema: bookSchema, log: log)
-        let server = HTTPServer(handler: service.handle)
+        let server = HTTPServer(limits: limits, handler: service.handle)
         let boundPort = try server.bind(host: host, port: port)
         let shownHost = host.contains(":") ? "[\(host)]" : host
         // Unbuffered: whoever started the server waits for this line.

@@ -8,13 +8,17 @@ public enum ServerDatabase {
     static let poolSize = 4
 
     public static func open(_ location: String, demo: Bool = false) throws -> ServerStore {
-        let first = try SQLiteConnection(path: location, create: true)
-        try ServerSchema.migrator.migrate(first.database)
-        var connections: [any SQLConnection] = [first]
-        for _ in 1..<poolSize { connections.append(try SQLiteConnection(path: location, create: false)) }
-        let store = ServerStore(connections: connections)
+        let store = try PostgresLocation.isURI(location) ? PostgresStore.open(location) : openSQLite(location)
         if demo { try DemoData.install(in: store) }
         return store
+    }
+
+    private static func openSQLite(_ path: String) throws -> ServerStore {
+        let first = try SQLiteConnection(path: path, create: true)
+        try ServerSchema.migrator.migrate(first.database)
+        var connections: [any SQLConnection] = [first]
+        for _ in 1..<poolSize { connections.append(try SQLiteConnection(path: path, create: false)) }
+        return ServerStore(connections: connections)
     }
 
     /// `lib-server user add`: a user with a password read by the caller.

@@ -8,17 +8,25 @@ extension LibraryService {
 
     /// `POST /v1/sessions` `{"username","password"}` → 201 `{"token","account"}`.
     func login(_ request: HTTPRequest) throws -> HTTPResponse {
-        let body = try jsonObject(request)
+        let shape = "The body must be {\"username\": STRING, \"password\": STRING}"
+        let body = try jsonObject(request, notAnObject: { .badRequest(shape + ", not \($0)") })
         guard let username = body["username"]?.stringValue, let password = body["password"]?.stringValue else {
-            throw ProblemError(.badRequest("The body must be {\"username\": STRING, \"password\": STRING}"))
+            throw ProblemError(.badRequest(shape))
+        }
+        if let seconds = loginThrottle.delay(username: username, peer: request.peerAddress) {
+            return Problem(status: 429, title: "Too Many Requests",
+                           detail: "Too many failed sign-ins; try again in \(seconds) s",
+                           headers: [("Retry-After", RetryAfter(seconds: seconds).headerValue)]).response
         }
         let found = try store.read { try UserDirectory.credentials(for: username, in: $0) }
         passwordChecks.wait()
         let valid = Crypto.verifyPassword(password, hash: found?.1 ?? Self.decoyHash)
         passwordChecks.signal()
         guard let user = found?.0, valid else {
+            loginThrottle.recordFailure(username: username, peer: request.peerAddress)
             return Problem.unauthorized("Wrong user name or password").response
         }
+        loginThrottle.recordSuccess(username: username)
         let token = try store.write { try UserDirectory.startSession(for: user, in: $0) }
         return .json(201, ["token": .string(token), "account": user.json])
     }
@@ -32,7 +40,8 @@ extension LibraryService {
     }
 
     /// The request body as a JSON object, or a 400/415 problem saying why not.
-    func jsonObject(_ request: HTTPRequest) throws -> JSONObject {
+    func jsonObject(_ request: HTTPRequest,
+                    notAnObject: (String) -> Problem = { .unprocessable("The body must be a JSON object, not \($0)") }) throws -> JSONObject {
         if let type = request.headers["Content-Type"], !Self.isJSON(type) {
             throw ProblemError(Problem(status: 415, title: "Unsupported Media Type", detail: "Send the body as application/json, not \(type)"))
         }
@@ -43,7 +52,7 @@ extension LibraryService {
             throw ProblemError(.badRequest("The body is not valid JSON: \(error)"))
         }
         guard let object = value.objectValue else {
-            throw ProblemError(.unprocessable("The body must be a JSON object, not \(value.typeName)"))
+            throw ProblemError(notAnObject(value.typeName))
         }
         return object
     }

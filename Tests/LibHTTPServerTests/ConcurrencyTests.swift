@@ -15,7 +15,9 @@ private final class FailureLog: @unchecked Sendable {
 
 @Suite struct ConcurrencyTests {
     @Test func twoHundredKeepAliveClientsTwentyRequestsEach() throws {
-        let server = try TestServer()
+        var limits = HTTPServerLimits()
+        limits.maxConnectionsPerPeer = 1000  // all 200 come from 127.0.0.1
+        let server = try TestServer(limits: limits)
         let clientCount = 200, requestsEach = 20
         // All connections are open at once before any request is sent.
         let clients = try (0..<clientCount).map { _ in try server.client(timeout: 20) }
@@ -51,6 +53,24 @@ private final class FailureLog: @unchecked Sendable {
         let result = log.snapshot
         #expect(result.failures.isEmpty, "\(result.failures.prefix(5))")
         #expect(result.successes == clientCount * requestsEach)
+    }
+
+    @Test func connectionsFromOnePeerBeyondItsShareGet429() throws {
+        var limits = HTTPServerLimits()
+        limits.maxConnectionsPerPeer = 2
+        let server = try TestServer(limits: limits)
+        let first = try HTTPTestClient(host: "127.0.0.1", port: server.port)
+        let second = try HTTPTestClient(host: "127.0.0.1", port: server.port)
+        #expect(try first.request("GET", "/a").status == 200)
+        #expect(try second.request("GET", "/b").status == 200)
+        let third = try HTTPTestClient(host: "127.0.0.1", port: server.port)
+        let refused = try third.readResponse()
+        #expect(refused.status == 429)
+        #expect(refused.header("Retry-After") == "1")
+        first.close()
+        usleep(200_000)
+        #expect(try HTTPTestClient(host: "127.0.0.1", port: server.port).request("GET", "/c").status == 200,
+                "a closed connection gives its place back")
     }
 
     @Test func connectionsBeyondTheLimitGet503() throws {

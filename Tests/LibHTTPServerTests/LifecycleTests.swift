@@ -21,6 +21,30 @@ import TestSupport
         #expect(server.server.port == server.port)
     }
 
+    /// The server closes first, so its side of the connection sits in
+    /// TIME_WAIT; SO_REUSEADDR lets a restart bind the port at once anyway.
+    @Test func aRestartOnTheSamePortBindsAtOnce() throws {
+        let first = try TestServer()
+        let port = first.port
+        let client = try first.client()
+        #expect(try client.request("GET", "/connection-close").status == 200)
+        #expect(first.stop())
+        let again = HTTPServer { _ in .closeWithoutAnswer }
+        #expect(try again.bind(host: "127.0.0.1", port: port) == port)
+        again.stop(grace: 0)
+    }
+
+    @Test func aConnectionThatSendsNothingIsClosedAfterTheHeaderTimeout() throws {
+        var limits = HTTPServerLimits()
+        limits.headerTimeout = 0.5
+        let server = try TestServer(limits: limits)
+        let client = try server.client()
+        let start = Date()
+        #expect(try client.readUntilClosed().isEmpty)
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(elapsed >= 0.4 && elapsed < 5, "closed after \(elapsed) s")
+    }
+
     @Test func bindingAPortInUseNamesTheAddressAndTheError() throws {
         let server = try TestServer()
         let second = HTTPServer { _ in .closeWithoutAnswer }

@@ -105,7 +105,7 @@ import TestSupport
         limits.maxHeaderBytes = 1024
         let server = try TestServer(limits: limits)
         let client = try server.client()
-        let request = "GET / HTTP/1.1\r\nX-Big: \(String(repeating: "a", count: 2000))\r\n\r\n"
+        let request = "GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 2000))\r\n\r\n"
         try client.sendRaw(request.bytes)
         expectProblem(try client.readResponse(), status: 431, title: "Request Header Fields Too Large", client: client)
 

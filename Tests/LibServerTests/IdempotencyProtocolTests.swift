@@ -77,7 +77,7 @@ import TestSupport
     }
 
     @Test func secondRequestWhileTheFirstIsInFlightIs409() throws {
-        let demo = try DemoServer(extraArguments: ["--fault", "delay=1500,method=PUT,times=1"])
+        let demo = try DemoServer(extraArguments: ["--fault", "delay=3000,method=PUT,times=1"])
         let alice = try demo.signIn("alice")
         let etag = try alice.etag(of: "b-7")
         let body = #"{"title":"Slow"}"#
@@ -86,9 +86,10 @@ import TestSupport
             let status = (try? alice.put("b-7", body, ifMatch: etag, key: "slow-key").status) ?? -1
             firstStatus.set(status)
         }
-        thread.start()
-        usleep(400_000)
         let other = try demo.signIn("alice")
+        thread.start()
+        // The first request sits in its in-flight window for 3 s; 1 s in, it has claimed its key even on a busy machine.
+        usleep(1_000_000)
         let second = try SignedInClient(client: other.client, token: alice.token, userID: alice.userID)
             .put("b-7", body, ifMatch: etag, key: "slow-key")
         #expect(second.status == 409)

@@ -7,7 +7,7 @@ import TestSupport
 @Suite struct MultiInstanceTests {
     @Test func twoServersStartedTogetherWithDemoOnANewDatabaseBothStart() throws {
         let directory = try TemporaryDirectory("lib-server-pair")
-        let database = directory.file("server.sqlite")
+        let database = try TestDatabase.fresh(in: directory)
         let started = Box<Int>()
         DispatchQueue.concurrentPerform(iterations: 2) { _ in
             if let server = try? ServerProcess(database: database) {

@@ -10,7 +10,8 @@ final class DemoServer: @unchecked Sendable {
 
     init(extraArguments: [String] = [], environment: [String: String]? = nil) throws {
         directory = try TemporaryDirectory("lib-server-test")
-        server = try ServerProcess(database: directory.file("server.sqlite"), extraArguments: extraArguments, environment: environment)
+        server = try ServerProcess(database: try TestDatabase.fresh(in: directory), extraArguments: extraArguments,
+                                   environment: environment)
     }
 
     /// A second server on the same database as `other`.

@@ -60,9 +60,9 @@ import TestSupport
             }
         }
         #expect(failures.all.isEmpty, "\(failures.all.prefix(5))")
-        let count = try CommandRunner.run("/usr/bin/sqlite3", [demo.server.databasePath,
-            "SELECT count(*), count(DISTINCT book_id || '/' || version) FROM history WHERE book_id LIKE 'c-%'"])
-        #expect(count.stdout == "\(connections * writesEach)|\(connections * writesEach)\n")
+        let count = try TestDatabase.query(demo.server.databasePath,
+            "SELECT count(*), count(DISTINCT book_id || '/' || version) FROM history WHERE book_id LIKE 'c-%'")
+        #expect(count == "\(connections * writesEach)|\(connections * writesEach)\n")
     }
 }
 

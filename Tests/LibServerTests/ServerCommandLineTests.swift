@@ -6,7 +6,7 @@ import TestSupport
 @Suite struct ServerCommandLineTests {
     @Test func sigtermStopsCleanlyAndDataSurvivesARestart() throws {
         let dir = try TemporaryDirectory()
-        let db = dir.file("server.sqlite")
+        let db = try TestDatabase.fresh(in: dir)
         let server = try ServerProcess(database: db)
         let client = try HTTPTestClient(port: server.port)
         let login = try client.request("POST", "/v1/sessions", headers: [("Content-Type", "application/json")],
@@ -27,7 +27,7 @@ import TestSupport
 
     @Test func listensOnIPv6Loopback() throws {
         let dir = try TemporaryDirectory()
-        let server = try ServerProcess(database: dir.file("s.sqlite"), listen: "[::1]:0")
+        let server = try ServerProcess(database: try TestDatabase.fresh(in: dir), listen: "[::1]:0")
         #expect(server.host == "[::1]")
         let client = try HTTPTestClient(host: "::1", port: server.port)
         #expect(try client.request("GET", "/v1/me").status == 401)
@@ -35,7 +35,7 @@ import TestSupport
 
     @Test func userAddReadsThePasswordFromStdin() throws {
         let dir = try TemporaryDirectory()
-        let db = dir.file("s.sqlite")
+        let db = try TestDatabase.fresh(in: dir)
         let added = try CommandRunner.run(BuiltProducts.path("lib-server"), ["user", "add", "dora", "--role", "librarian", "--db", db], stdin: "dora-secret\n")
         #expect(added.status == 0, "\(added)")
         #expect(added.stdout == "Added librarian dora\n")
@@ -61,6 +61,15 @@ import TestSupport
         let result = try CommandRunner.run(BuiltProducts.path("lib-server"), arguments)
         #expect(result.status == 2, "\(result)")
         #expect(result.stderr.hasPrefix(message + "\n"), "\(result)")
+    }
+
+    @Test func aPostgreSQLServerThatIsNotThereIsNamedWithoutItsPassword() throws {
+        let result = try CommandRunner.run(BuiltProducts.path("lib-server"),
+                                           ["--db", "postgresql://lib:secret@127.0.0.1:1/library", "--listen", "127.0.0.1:0"])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("lib-server: PostgreSQL: cannot connect to postgresql://lib:***@127.0.0.1:1/library: "),
+                "\(result)")
+        #expect(!result.stderr.contains("secret"))
     }
 
     @Test func aFileThatIsNotADatabaseIsRefusedClearly() throws {

@@ -67,8 +67,10 @@ import TestSupport
         demo.server.stop()
         let contents = try CommandRunner.run("/usr/bin/grep", ["-rc", alice.token, demo.directory.path])
         #expect(!contents.stdout.contains(":1"), "the token was found on disk: \(contents.stdout)")
-        let passwords = try CommandRunner.run("/usr/bin/sqlite3", [demo.server.databasePath, "SELECT password_hash FROM users"])
-        #expect(passwords.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("$argon2id$") })
+        let tokens = try TestDatabase.query(demo.server.databasePath, "SELECT token_hash FROM sessions")
+        #expect(!tokens.isEmpty && !tokens.contains(alice.token))
+        let passwords = try TestDatabase.query(demo.server.databasePath, "SELECT password_hash FROM users")
+        #expect(passwords.split(separator: "\n").allSatisfy { $0.hasPrefix("$argon2id$") })
     }
 
     @Test func unknownRoutesAndMethods() throws {

@@ -1,12 +1,21 @@
-/// An ordered list of header fields whose names are looked up without regard
-/// to ASCII case, as RFC 9110 §5.1 requires.
-public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+/// HTTP header fields in order, names looked up without regard to ASCII
+/// case (RFC 9110 §5.1). Printing them redacts credentials, so that a log or
+/// an error can never show a token. Shared by the client and the server.
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
     public typealias Element = (name: String, value: String)
 
-    private var fields: [Element]
+    /// The fields as sent or received, names with their original spelling.
+    public private(set) var fields: [Element]
+
+    /// Header names whose values are never printed.
+    public static let sensitiveNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
 
     public init(_ pairs: [(String, String)] = []) {
         fields = pairs.map { (name: $0.0, value: $0.1) }
+    }
+
+    public init(fields: [Element]) {
+        self.fields = fields
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
@@ -19,7 +28,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     }
 
     /// Every value of the field `name`, in order.
-    public func values(_ name: String) -> [String] {
+    public func values(for name: String) -> [String] {
         fields.filter { Self.sameName($0.name, name) }.map(\.value)
     }
 
@@ -30,6 +39,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     public var count: Int { fields.count }
     public var isEmpty: Bool { fields.isEmpty }
 
+    /// Adds a field, keeping any others of the same name.
     public mutating func add(_ name: String, _ value: String) {
         fields.append((name: name, value: value))
     }
@@ -48,6 +58,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         }
     }
 
+    /// Removes every field named `name`.
     public mutating func remove(_ name: String) {
         fields.removeAll { Self.sameName($0.name, name) }
     }
@@ -56,12 +67,20 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         fields.makeIterator()
     }
 
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    /// One `Name: value` line per field, credentials shown as `<redacted>`.
     public var description: String {
-        fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+        fields.map { field in
+            let value = Self.sensitiveNames.contains(field.name.lowercased()) ? "<redacted>" : field.value
+            return "\(field.name): \(value)"
+        }.joined(separator: "\n")
     }
 
     /// ASCII case-insensitive comparison without allocating lowercased copies.
-    static func sameName(_ a: String, _ b: String) -> Bool {
+    public static func sameName(_ a: String, _ b: String) -> Bool {
         var left = a.utf8.makeIterator(), right = b.utf8.makeIterator()
         while true {
             switch (left.next(), right.next()) {

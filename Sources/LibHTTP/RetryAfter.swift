@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The delay a server asks for in `Retry-After` (RFC 9110 §10.2.3), in
+/// whole seconds from when the answer was received.
+public struct RetryAfter: Sendable, Hashable, CustomStringConvertible {
+    public let seconds: Int
+
+    public init(seconds: Int) {
+        self.seconds = max(0, seconds)
+    }
+
+    /// Parses delay-seconds ("120") or an IMF-fixdate ("Sun, 06 Nov 1994
+    /// 08:49:37 GMT"), relative to `now` (seconds since 1970).
+    public init?(headerValue: String, now: Int = Int(time(nil))) {
+        let value = headerValue.trimmingSpacesAndTabs()
+        if !value.isEmpty, value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            guard let seconds = Int(value) else { return nil }
+            self.init(seconds: seconds)
+            return
+        }
+        guard let date = HTTPDate.secondsSince1970(imfFixdate: value) else { return nil }
+        self.init(seconds: date - now)
+    }
+
+    /// The field value to send: delay-seconds.
+    public var headerValue: String { "\(seconds)" }
+
+    public var description: String { "\(seconds)" }
+}
+
+extension String {
+    func trimmingSpacesAndTabs() -> String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}
