@@ -61,6 +61,11 @@ fuzz-merge:
 sanitize: deps
 	scripts/sanitize.sh
 
+# lib-server against nginx (wrk): authenticated GETs, mixed reads and writes on SQLite and PostgreSQL.
+bench-server: deps
+	$(SWIFT) build -c release --product lib-server
+	@bench/server.sh $(CURDIR)/$(RELEASE_BIN)
+
 # Long randomized trials, kept out of `make test`.
 stress: build
 	LIB_STRESS=1 LIB_BIN_DIR=$(CURDIR)/$(DEBUG_BIN) scripts/with-test-session.sh $(SWIFT) test --skip-build

@@ -40,7 +40,7 @@ let package = Package(
         .executableTarget(name: "lib-server", dependencies: ["LibServer"]),
 
         // The client.
-        .target(name: "LibNet", dependencies: ["CCurl", "CNetworkManager"]),
+        .target(name: "LibNet", dependencies: ["CCurl", "CNetworkManager", "LibHTTP"]),
         // A developer's diagnostic: one request or probe, classified and explained.
         .executableTarget(name: "lib-net-check", dependencies: ["LibNet"]),
         .target(name: "LibAccounts"),

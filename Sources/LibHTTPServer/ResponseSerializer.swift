@@ -1,5 +1,21 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
 /// Turns a response into the bytes of an HTTP/1.1 message.
 enum ResponseSerializer {
+    /// The `Date` value, formatted once a second rather than once an answer.
+    private static let dateCache = Mutex<(second: Int, text: String)>((0, ""))
+
+    static func currentDate() -> String {
+        let now = time(nil)
+        return dateCache.withLock { cache in
+            if cache.second != now { cache = (now, HTTPDate.format(secondsSince1970: now)) }
+            return cache.text
+        }
+    }
+
     /// Header fields the server owns: the handler's values are dropped.
     private static let ownedFields = ["Content-Length", "Transfer-Encoding", "Connection"]
 
@@ -20,7 +36,7 @@ enum ResponseSerializer {
         }
         let noBody = HTTPStatus.forbidsBody(status)
         if !noBody { text += "Content-Length: \(response.body.count)\r\n" }
-        if !hasDate { text += "Date: \(HTTPDate.now())\r\n" }
+        if !hasDate { text += "Date: \(currentDate())\r\n" }
         if let connection { text += "Connection: \(connection)\r\n" }
         text += "\r\n"
         var bytes = Array(text.utf8)

@@ -63,7 +63,7 @@ public struct HTTPResponse: Sendable, Equatable, CustomStringConvertible {
                 last.value += " " + text.trimmingSpaces()
                 var fields = headers.fields
                 fields[fields.count - 1] = last
-                headers = HTTPHeaders(fields)
+                headers = HTTPHeaders(fields: fields)
                 continue
             }
             guard let colon = text.firstIndex(of: ":") else { continue }

@@ -6,7 +6,7 @@ extension LibraryService {
     /// `If-None-Match` names the current ETag.
     func getBook(_ request: HTTPRequest, id: String) throws -> HTTPResponse {
         try requireValidID(id)
-        guard let book = try store.read({ try BookStore.record(id, in: $0) }), let document = book.document else {
+        guard let book = try store.read({ try BookStore.storedDocument(id, in: $0) }) else {
             throw ProblemError(.notFound("There is no book '\(id)'"))
         }
         switch try preconditions(of: request).evaluate(method: request.method, current: EntityTag(parsing: book.etag)) {
@@ -18,7 +18,9 @@ extension LibraryService {
             problem.headers = [("ETag", book.etag)]
             return problem.response
         case .proceed:
-            return .json(200, .object(document), etag: book.etag)
+            // Stored as LibJSON serialized it: sent as it is, without parsing it again.
+            return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json"), ("ETag", book.etag)]),
+                                body: Array(book.json.utf8))
         }
     }
 

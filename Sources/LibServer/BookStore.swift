@@ -23,6 +23,15 @@ enum BookStore {
         return try bookRecord(from: row)
     }
 
+    /// A live book's ETag and its document as stored (the serialized JSON
+    /// the answer sends as it is), or nil.
+    static func storedDocument(_ id: String, in db: any SQLConnection) throws -> (etag: String, json: String)? {
+        guard let row = try db.query("SELECT etag, document FROM books WHERE id = ?1 AND document IS NOT NULL",
+                                     [.text(id)]).first,
+              let etag = row[0].text, let json = row[1].text else { return nil }
+        return (etag, json)
+    }
+
     /// Up to `limit` live books with ids after `after`, in id order, and the
     /// id to continue after when there are more.
     static func list(after: String?, limit: Int, in db: any SQLConnection) throws -> (items: [BookRecord], next: String?) {

@@ -14,18 +14,22 @@ public final class LibraryService: Sendable {
     /// argon2id takes ~64 MB and tens of milliseconds per hash: a few at a time.
     let passwordChecks = DispatchSemaphore(value: 2)
     let log: @Sendable (String) -> Void
+    /// Without --verbose, no per-request line is even formatted.
+    let logsRequests: Bool
     let loginThrottle = LoginThrottle()
 
     public init(store: ServerStore, faults: [FaultRule] = [], allowsFaultControl: Bool = false,
-                bookSchema: BookSchema = BuiltInBookSchema.schema, log: @escaping @Sendable (String) -> Void = { _ in }) {
+                bookSchema: BookSchema = BuiltInBookSchema.schema, log: (@Sendable (String) -> Void)? = nil) {
         self.bookSchema = bookSchema
         self.store = store
         self.faults = FaultInjector(faults)
         self.allowsFaultControl = allowsFaultControl
-        self.log = log
+        self.log = log ?? { _ in }
+        logsRequests = log != nil
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPReply {
+        guard logsRequests else { return route(request) }
         let started = Date()
         let reply = route(request)
         if case .respond(let response) = reply {

@@ -69,7 +69,7 @@ public enum ServerCommandLine {
         let (host, port) = try parseListen(listen)
 
         let store = try ServerDatabase.open(database, demo: demo)
-        var log: @Sendable (String) -> Void = { _ in }
+        var log: (@Sendable (String) -> Void)?
         if verbose { log = { line in FileHandle.standardError.write(Data("\(line)\n".utf8)) } }
         let service = LibraryService(store: store, faults: faults, allowsFaultControl: faultControl, bookSchema: bookSchema, log: log)
         let server = HTTPServer(limits: limits, handler: service.handle)
