@@ -25,13 +25,12 @@ _lib_complete_value() {
     case $kind in
         accounts) mapfile -t values < <(command lib __complete accounts 2>/dev/null) ;;
         paths) mapfile -t values < <(command lib __complete paths "${word#"$lead"}" 2>/dev/null) ;;
-        fields) mapfile -t values < <(command lib __complete fields "${word#"$lead"}" 2>/dev/null) ;;
-        commands) values=(login logout switch get edit push status diff discard resolve completion help) ;;
+        commands) values=(login logout switch get edit push status resolve doctor completion help) ;;
         words:*) read -ra values <<<"${kind#words:}" ;;
         *) COMPREPLY=(); return ;;
     esac
     _lib_reply "$word" "${values[@]/#/$lead}"
-    if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == */ || $kind == fields ]]; then
+    if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == */ ]]; then
         compopt -o nospace 2>/dev/null
     fi
 }
@@ -50,9 +49,8 @@ _lib_option_kind() {
         push:--wait) _lib_kind='none' ;;
         push:-A|push:--account) _lib_kind='accounts' ;;
         status:-A|status:--account) _lib_kind='accounts' ;;
-        diff:-A|diff:--account) _lib_kind='accounts' ;;
-        discard:-A|discard:--account) _lib_kind='accounts' ;;
         resolve:-A|resolve:--account) _lib_kind='accounts' ;;
+        doctor:-A|doctor:--account) _lib_kind='accounts' ;;
         completion:-A|completion:--account) _lib_kind='accounts' ;;
         help:-A|help:--account) _lib_kind='accounts' ;;
         *) return 1 ;;
@@ -85,16 +83,7 @@ _lib_argument_kind() {
         edit)
             case $2 in
                 0) _lib_kind='paths' ;;
-                *) _lib_kind='fields' ;;
-            esac ;;
-        diff)
-            case $2 in
-                0) _lib_kind='paths' ;;
-                *) return 1 ;;
-            esac ;;
-        discard)
-            case $2 in
-                *) _lib_kind='paths' ;;
+                *) _lib_kind='none' ;;
             esac ;;
         resolve)
             case $2 in
@@ -124,10 +113,9 @@ _lib_options_of() {
         get) _lib_options=(--offline --fresh --timeout -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         edit) _lib_options=(--create --delete --push -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         push) _lib_options=(--wait --watch --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
-        status) _lib_options=(--short --porcelain --prompt --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
-        diff) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
-        discard) _lib_options=(--all --force --yes -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
-        resolve) _lib_options=(--mine --theirs --whole --merge --edit --discard --yes -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        status) _lib_options=(--short --porcelain --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        resolve) _lib_options=(--mine --theirs --merge --edit --discard -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        doctor) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         completion) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         help) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         *) _lib_options=() ;;

@@ -17,7 +17,7 @@ public struct CommandRegistry: Sendable {
         commands: [
             LoginSyntax.command, LogoutSyntax.command, SwitchSyntax.command,
             GetSyntax.command, EditSyntax.command, PushSyntax.command,
-            StatusSyntax.command, DiffSyntax.command, DiscardSyntax.command, ResolveSyntax.command,
+            StatusSyntax.command, DiffSyntax.command, DiscardSyntax.command, ResolveSyntax.command, DoctorSyntax.command,
             CompletionSyntax.command, HelpSyntax.command,
             CompleteSyntax.command, ManualSyntax.command,
         ])

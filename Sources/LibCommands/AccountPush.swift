@@ -32,6 +32,9 @@ struct AccountPush {
         var problem: String?
         var exitCode: ExitCode
         var attention: String? = nil
+        /// Each write sent, in order, and the outbox's counts afterwards (for `--json`).
+        var writes: [PushWriteResult] = []
+        var counts: (pending: Int, conflicts: Int, rejected: Int)? = nil
         /// Whether the summary only says that all went well.
         var isQuietSuccess: Bool { exitCode == .success && problem == nil }
         /// For `push --watch`: how many writes the server answered (sent,
@@ -249,6 +252,7 @@ struct AccountPush {
         if code == .success && counts.conflicts + counts.rejected > 0 { code = .attention }
         return Result(summary: parts.isEmpty ? nil : parts.joined(separator: " "), problem: problem, exitCode: code,
                       attention: attention.isEmpty ? nil : attention.joined(separator: " "),
+                      writes: tally.results, counts: counts,
                       answered: tally.applied + tally.conflicts.count + tally.rejected.count, stop: stop)
     }
 
@@ -279,9 +283,11 @@ struct AccountPush {
         var applied = 0
         var conflicts: [String] = []
         var rejected: [String] = []
+        var results: [PushWriteResult] = []
 
         mutating func add(_ report: PushReport) {
             applied += report.applied
+            results += report.results
             conflicts += report.conflicts
             rejected += report.rejected
         }

@@ -13,5 +13,6 @@ public enum LibCommandHandlers {
         ResolveSyntax.command.name: Resolve.run,
         DiffSyntax.command.name: Diff.run,
         DiscardSyntax.command.name: Discard.run,
+        DoctorSyntax.command.name: Doctor.run,
     ]
 }

@@ -4,6 +4,8 @@ public struct PushReport: Sendable, Equatable {
     public var applied = 0
     public var conflicts: [String] = []
     public var rejected: [String] = []
+    /// What became of each write sent, in order (for `push --json`).
+    public var results: [PushWriteResult] = []
     /// Why the pass stopped early, if it did.
     public var stop: Stop?
 
@@ -55,18 +57,23 @@ public struct PushRun {
             let item = batch.prepared(next)
             let outcome = sender.send(item)
             switch outcome {
-            case .applied:
+            case .applied(_, let etag):
                 report.applied += 1
-            case .conflict:
+                report.results.append(PushWriteResult(item, .applied(etag: etag)))
+            case .conflict(_, let etag):
                 report.conflicts.append(item.path)
-            case .rejected:
+                report.results.append(PushWriteResult(item, .conflict(theirsETag: etag)))
+            case .rejected(let problem):
                 report.rejected.append(item.path)
+                report.results.append(PushWriteResult(item, .rejected(problem: problem)))
             case .unauthorized:
                 try store.outbox.record(batch.answers, failure: (item.seq, "the session expired (401)"), now: now())
+                report.results.append(PushWriteResult(item, .failed(reason: "the session expired (401)")))
                 report.stop = .unauthorized
                 return report
             case .temporary(let reason, let retryAfter):
                 try store.outbox.record(batch.answers, failure: (item.seq, reason), now: now())
+                report.results.append(PushWriteResult(item, .failed(reason: reason)))
                 report.stop = .temporary(reason: reason, retryAfter: retryAfter)
                 return report
             }

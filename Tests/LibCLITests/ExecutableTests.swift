@@ -15,7 +15,7 @@ private func lib(_ arguments: [String], home: String = "/nonexistent-lib-home") 
     #expect(result.stderr == """
         Usage: lib [-A ACCOUNT] [--json] [-q] [-v] [--no-color] COMMAND ...
         Commands: login logout switch get edit push status diff discard resolve
-                  completion help
+                  doctor completion help
         Run 'lib --help' for more.
 
         """, "\(result)")

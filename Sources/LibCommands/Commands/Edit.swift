@@ -60,7 +60,12 @@ enum Edit {
         var body: JSONValue?
         if !options.delete {
             guard let changed = try newDocument(from: start, options, rules: try BookRules.forAccount(store), workspace: workspace) else {
-                if !context.globalOptions.quiet { context.standardOutput.write("Nothing changed; \(key) is as it was.\n") }
+                if context.globalOptions.json {
+                    let pending = try store.outbox.counts().pending
+                    context.standardOutput.write(json(workspace, options, outcome: "unchanged", body: nil, pending: pending).prettyPrinted() + "\n")
+                } else if !context.globalOptions.quiet {
+                    context.standardOutput.write("Nothing changed; \(key) is as it was.\n")
+                }
                 return .success
             }
             body = changed
@@ -69,6 +74,30 @@ enum Edit {
         let outcome = try store.outbox.enqueue(Outbox.NewWrite(
             path: key, method: options.delete ? .delete : .put, createOnly: options.create, body: body?.serialized(),
             baseBody: options.create ? nil : base.cached?.body, baseETag: options.create ? nil : base.cached?.etag))
+        let outcomeWord: String
+        switch outcome {
+        case .queued: outcomeWord = "queued"
+        case .coalesced: outcomeWord = "coalesced"
+        case .cancelled: outcomeWord = "cancelled"
+        }
+        if context.globalOptions.json {
+            var document = json(workspace, options, outcome: outcomeWord, body: body, pending: try store.outbox.counts().pending)
+            if options.push {
+                let result = AccountPush(workspace: workspace, deadline: nil, lockWait: AccountPush.defaultLockWait,
+                                         progress: WaitProgress(context)).run()
+                if case .object(var object) = document {
+                    object["push"] = PushJSON.account(workspace.name, result)
+                    document = .object(object)
+                }
+                context.standardOutput.write(document.prettyPrinted() + "\n")
+                if result.exitCode != .success {
+                    throw CommandFailure(result.problem ?? result.attention ?? "the push did not finish", exitCode: result.exitCode)
+                }
+                return .success
+            }
+            context.standardOutput.write(document.prettyPrinted() + "\n")
+            return .success
+        }
         if !context.globalOptions.quiet {
             let pending = try store.outbox.counts().pending
             let what = outcome == .cancelled ? "Dropped the unsent creation of \(key)" : "Saved on this device"
@@ -80,6 +109,16 @@ enum Edit {
                                  progress: WaitProgress(context)).run()
         Push.report(result, context, quietWhenWell: false, workspace: workspace)
         return result.exitCode
+    }
+
+    /// `lib edit --json` (docs/json/edit.schema.json): the write as queued.
+    private static func json(_ workspace: AccountWorkspace, _ options: Options, outcome: String, body: JSONValue?,
+                             pending: Int) -> JSONValue {
+        .object(JSONObject([
+            ("account", .string(workspace.name)), ("path", .string(options.path.description)),
+            ("outcome", .string(outcome)), ("method", .string(options.delete ? "DELETE" : "PUT")),
+            ("create", .bool(options.create)), ("body", body ?? .null), ("pending", .integer(Int64(pending))),
+        ]))
     }
 
     /// The document after the change, checked; nil when nothing changed.

@@ -108,7 +108,14 @@ enum Login {
         PromptFile(workspace).rewrite((try? OutboxSummary(store.outbox.counts())) ?? OutboxSummary())
         PromptFile.forgetNamesakes(of: account, in: index, paths: paths)
 
-        if !context.globalOptions.quiet {
+        if context.globalOptions.json {
+            let document: JSONValue = [
+                "account": .string(account.name), "server": .string(account.origin.description),
+                "user": ["id": .string(account.userID), "username": .string(account.username)],
+                "restored": .integer(Int64(restored)),
+            ]
+            context.standardOutput.write(document.prettyPrinted() + "\n")
+        } else if !context.globalOptions.quiet {
             context.standardOutput.write("Signed in to \(account.origin.hostAndPort) as \(account.username) (account \(account.name))\n")
             if restored > 0 {
                 context.standardOutput.write("Restored \(Wording.writes(restored)) set aside at your last logout; `lib push` sends them.\n")

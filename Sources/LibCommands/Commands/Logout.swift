@@ -1,5 +1,6 @@
 import LibAccounts
 import LibCLI
+import LibJSON
 import LibSync
 
 /// `lib logout [ACCOUNT] [--discard] [--yes]`
@@ -72,7 +73,14 @@ enum Logout {
         PromptFile.forgetNamesakes(of: workspace.account, in: index, paths: paths)
         _ = lock
 
-        if !context.globalOptions.quiet {
+        if context.globalOptions.json {
+            let document: JSONValue = [
+                "account": .string(name), "revoked": .bool(revoked),
+                "set_aside": .integer(Int64(discard ? 0 : moved)), "discarded": .integer(Int64(discard ? moved : 0)),
+                "current": index.currentName.map(JSONValue.string) ?? .null,
+            ]
+            context.standardOutput.write(document.prettyPrinted() + "\n")
+        } else if !context.globalOptions.quiet {
             var lines = ["Signed out of \(name)."]
             if moved > 0 {
                 lines.append(discard

@@ -36,12 +36,24 @@ enum Push {
             workspaces = [try AccountWorkspace(context)]
         }
         var worst = ExitCode.success
+        var results: [(account: String, result: AccountPush.Result)] = []
         for workspace in workspaces {
             let push = AccountPush(workspace: workspace, deadline: deadline, lockWait: AccountPush.defaultLockWait,
                                    progress: WaitProgress(context))
             let result = push.run()
-            report(result, context, quietWhenWell: deadline != nil && !context.standardOutput.isTerminal, workspace: workspace)
+            if context.globalOptions.json {
+                results.append((workspace.name, result))
+            } else {
+                report(result, context, quietWhenWell: deadline != nil && !context.standardOutput.isTerminal, workspace: workspace)
+            }
             worst = worse(worst, result.exitCode)
+        }
+        if context.globalOptions.json {
+            context.standardOutput.write(PushJSON.document(results, exitCode: worst).prettyPrinted() + "\n")
+            if worst != .success {
+                let problems = results.compactMap { $0.result.problem ?? $0.result.attention }
+                throw CommandFailure(problems.joined(separator: "\n"), exitCode: worst)
+            }
         }
         return worst
     }

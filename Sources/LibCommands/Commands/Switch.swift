@@ -1,5 +1,6 @@
 import LibAccounts
 import LibCLI
+import LibJSON
 import LibSync
 
 /// `lib switch [ACCOUNT]`: sets the current account, or lists them.
@@ -13,7 +14,12 @@ enum Switch {
         let account = try AccountSelection.resolve(selector, in: index)
         index.currentName = account.name
         try index.save(to: directories.config)
-        if !context.globalOptions.quiet { context.standardOutput.write("Switched to \(account.name)\n") }
+        if context.globalOptions.json {
+            context.standardOutput.write(JSONValue.object(JSONObject([("account", .string(account.name)), ("current", true)]))
+                .prettyPrinted() + "\n")
+        } else if !context.globalOptions.quiet {
+            context.standardOutput.write("Switched to \(account.name)\n")
+        }
         return .success
     }
 
@@ -24,18 +30,22 @@ enum Switch {
             return .success
         }
         let width = index.accounts.map(\.name.count).max() ?? 0
-        var json: [String] = []
+        var json: [JSONValue] = []
         for account in index.accounts {
             let counts = OutboxSummary.read(storePath: paths.storePath(account.name))
             let current = account.name == index.currentName
             if context.globalOptions.json {
-                json.append(#"{"account":"\#(account.name)","current":\#(current),"pending":\#(counts.pending),"conflicts":\#(counts.conflicts),"rejected":\#(counts.rejected)}"#)
+                json.append(.object(JSONObject([
+                    ("account", .string(account.name)), ("current", .bool(current)),
+                    ("pending", .integer(Int64(counts.pending))), ("conflicts", .integer(Int64(counts.conflicts))),
+                    ("rejected", .integer(Int64(counts.rejected))),
+                ])))
             } else {
                 let padded = account.name + String(repeating: " ", count: width - account.name.count)
                 context.standardOutput.write("\(current ? "*" : " ") \(padded)  \(counts.phrase)\n")
             }
         }
-        if context.globalOptions.json { context.standardOutput.write("[" + json.joined(separator: ",") + "]\n") }
+        if context.globalOptions.json { context.standardOutput.write(JSONValue.array(json).serialized() + "\n") }
         return .success
     }
 }

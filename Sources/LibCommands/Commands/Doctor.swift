@@ -1,0 +1,282 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LibAccounts
+import LibCLI
+import LibJSON
+import LibKeyring
+import LibNet
+import LibStore
+
+/// `lib doctor`: checks, in the order a failure in one explains the next,
+/// the session bus, the Secret Service, each account's token, store and
+/// server, the clock, and the proxies, and says how to fix what is wrong.
+/// Exit 0 when all is well (warnings aside), else the worst problem's code.
+enum Doctor {
+    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+        var checks = busChecks(context.environment)
+        let busWorks = !checks.contains { $0.name == "session-bus" && $0.status == .problem }
+        var keyringWorks = false
+        if busWorks {
+            let service = secretServiceCheck(context)
+            keyringWorks = service.status != .problem
+            checks.append(service)
+        }
+
+        let directories = try context.directories
+        let index = try AccountIndex.load(from: directories.config)
+        let paths = AccountPaths(directories: directories)
+        let accounts = context.accountSelector == nil
+            ? index.accounts : [try AccountSelection.resolve(context.accountSelector, in: index)]
+        if accounts.isEmpty {
+            checks.append(.warning("accounts", "none signed in", fix: "run `lib login SERVER_URL`"))
+        }
+        for account in accounts {
+            let workspace = AccountWorkspace(context, paths: paths, index: index, account: account)
+            var token: String?
+            if keyringWorks {
+                let (check, found) = tokenCheck(workspace)
+                checks.append(check)
+                token = found
+            }
+            checks.append(storeCheck(workspace))
+            checks += serverChecks(workspace, token: token)
+        }
+        checks.append(proxyCheck(context.environment))
+
+        let worst = checks.map(\.exitCode).reduce(ExitCode.success, Push.worse)
+        if context.globalOptions.json {
+            let document = JSONValue.object(JSONObject([
+                ("checks", .array(checks.map(\.json))), ("exit_code", .integer(Int64(worst.rawValue))),
+            ]))
+            context.standardOutput.write(document.prettyPrinted() + "\n")
+        } else if !(context.globalOptions.quiet && worst == .success) {
+            let painter = context.outputPainter
+            for check in checks where !(context.globalOptions.quiet && check.status == .ok) {
+                context.standardOutput.write(check.text(painter))
+            }
+        }
+        return worst
+    }
+
+    // MARK: - The session bus
+
+    /// How the bus is found now, and whether a cron job (no environment of
+    /// its own) would find it too.
+    static func busChecks(_ environment: [String: String]) -> [DoctorCheck] {
+        let runtimeBus = "/run/user/\(getuid())/bus"
+        var source: String
+        var address: String
+        if let named = environment["DBUS_SESSION_BUS_ADDRESS"], !named.isEmpty {
+            source = "DBUS_SESSION_BUS_ADDRESS"
+            address = named
+        } else if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/"), isSocket(runtime + "/bus") {
+            source = "$XDG_RUNTIME_DIR/bus"
+            address = "unix:path=" + runtime + "/bus"
+        } else if isSocket(runtimeBus) {
+            source = runtimeBus
+            address = "unix:path=" + runtimeBus
+        } else {
+            return [.problem(
+                "session-bus",
+                "none: DBUS_SESSION_BUS_ADDRESS is unset and neither $XDG_RUNTIME_DIR/bus nor \(runtimeBus) exists",
+                fix: "run lib in a login session, or start one with `dbus-run-session -- $SHELL`; for cron, "
+                    + "install dbus-user-session and run `loginctl enable-linger $USER`", .authentication)]
+        }
+        var checks: [DoctorCheck] = []
+        if let failure = connectionFailure(address) {
+            checks.append(.problem("session-bus", "\(source) names \(address), but \(failure)",
+                                   fix: "unset DBUS_SESSION_BUS_ADDRESS or point it at a running bus", .authentication))
+        } else {
+            checks.append(.ok("session-bus", "found through \(source) (\(address))"))
+        }
+        if isSocket(runtimeBus) {
+            checks.append(.ok("cron-bus", "cron jobs find \(runtimeBus)"))
+        } else {
+            checks.append(.warning(
+                "cron-bus", "\(runtimeBus) does not exist, so lib run from cron cannot reach the keyring",
+                fix: "install dbus-user-session and run `loginctl enable-linger $USER`, or set DBUS_SESSION_BUS_ADDRESS in the crontab"))
+        }
+        return checks
+    }
+
+    /// Why nothing answers at a `unix:` bus address, or nil when something
+    /// does (or the address is of a kind this cannot try).
+    static func connectionFailure(_ address: String) -> String? {
+        guard let unix = address.split(separator: ";").first(where: { $0.hasPrefix("unix:") }) else { return nil }
+        var path: String?
+        var abstract = false
+        for pair in unix.dropFirst(5).split(separator: ",") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { continue }
+            if parts[0] == "path" { path = unescape(parts[1]) }
+            if parts[0] == "abstract" { path = unescape(parts[1]); abstract = true }
+        }
+        guard let path else { return nil }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(descriptor) }
+        var socketAddress = sockaddr_un()
+        socketAddress.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: socketAddress.sun_path) - 1 else { return "the path is too long" }
+        let offset = abstract ? 1 : 0
+        withUnsafeMutableBytes(of: &socketAddress.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index + offset] = byte }
+        }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + offset + (abstract ? 0 : 1))
+        let result = withUnsafePointer(to: &socketAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, length) }
+        }
+        return result == 0 ? nil : "nothing answers there (\(String(cString: strerror(errno))))"
+    }
+
+    private static func unescape(_ value: String) -> String {
+        var bytes: [UInt8] = []
+        var iterator = Array(value.utf8).makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
+               let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) {
+                bytes.append(value)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func isSocket(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFSOCK
+    }
+
+    // MARK: - The keyring
+
+    /// Asks the Secret Service for a token nobody has: "not found" means it
+    /// answers; anything else is the keyring's problem, said as such.
+    static func secretServiceCheck(_ context: CommandContext) -> DoctorCheck {
+        let probe = KeyringAccount(server: "lib-doctor-probe", userID: "lib-doctor-probe", userName: "lib-doctor-probe")
+        do {
+            _ = try context.tokenStore.token(for: probe)
+            return .ok("secret-service", "answers")
+        } catch .notFound {
+            return .ok("secret-service", "answers")
+        } catch {
+            return .problem("secret-service", error.description, fix: nil, .authentication)
+        }
+    }
+
+    static func tokenCheck(_ workspace: AccountWorkspace) -> (DoctorCheck, String?) {
+        do {
+            let token = try workspace.context.tokenStore.token(for: workspace.keyringAccount)
+            return (.ok("token", account: workspace.name, "in the keyring, unlocked"), token)
+        } catch .notFound {
+            return (.problem("token", account: workspace.name, "no token in the keyring",
+                             fix: "run `lib login \(workspace.account.origin)`", .authentication), nil)
+        } catch .locked {
+            return (.problem("token", account: workspace.name, "the keyring is locked",
+                             fix: KeyringError.locked.description, .authentication), nil)
+        } catch {
+            return (.problem("token", account: workspace.name, error.description, fix: nil, .authentication), nil)
+        }
+    }
+
+    // MARK: - The store
+
+    static func storeCheck(_ workspace: AccountWorkspace) -> DoctorCheck {
+        let path = workspace.paths.storePath(workspace.name)
+        guard access(path, F_OK) == 0 else {
+            return .ok("store", account: workspace.name, "none yet (nothing cached or saved)")
+        }
+        do {
+            var options = DatabaseOptions()
+            options.readOnly = true
+            options.create = false
+            let database = try Database(path: path, options: options)
+            let answers = try database.query("PRAGMA quick_check").compactMap { $0[0].text }
+            guard answers == ["ok"] else {
+                return .problem("store", account: workspace.name, "\(path): quick_check found " + answers.prefix(3).joined(separator: "; "),
+                                fix: "move the file away to start the account's store afresh (its pending writes are lost)", .failure)
+            }
+            return .ok("store", account: workspace.name, "\(path): quick_check ok")
+        } catch let error as any ReportableError {
+            return .problem("store", account: workspace.name, error.message, fix: nil, .failure)
+        } catch {
+            return .problem("store", account: workspace.name, "\(error)", fix: nil, .failure)
+        }
+    }
+
+    // MARK: - The server
+
+    /// The network path to the server, `GET /v1/me`, and the clock against its `Date`.
+    static func serverChecks(_ workspace: AccountWorkspace, token: String?) -> [DoctorCheck] {
+        let origin = workspace.account.origin
+        let path = PathProbe.status(for: origin.host, port: UInt16(origin.port))
+        guard let token else {
+            return [.warning("server", account: workspace.name, "\(origin.hostAndPort): network path \(path); /v1/me not asked (no token)",
+                             fix: "fix the token first")]
+        }
+        let api = workspace.api(token: token, timeout: 10)
+        let started = MonotonicClock.now()
+        let response: HTTPResponse
+        do {
+            response = try api.send("GET", "/v1/me")
+        } catch {
+            let explanation = FailureExplanation.diagnose(error, account: workspace.name, pendingWrites: 0)
+            return [.problem("server", account: workspace.name, "\(origin.hostAndPort): network path \(path); \(explanation.message)",
+                             fix: nil, ExitCode(rawValue: explanation.exitCode) ?? .failure)]
+        }
+        let milliseconds = Int(((MonotonicClock.now() - started) * 1000).rounded())
+        var checks: [DoctorCheck] = []
+        if response.status == 200, let user = response.json?["username"]?.stringValue {
+            checks.append(.ok("server", account: workspace.name,
+                              "\(origin.hostAndPort): network path \(path); GET /v1/me answered 200 as \(user) in \(milliseconds) ms"))
+        } else if response.status == 401 {
+            checks.append(.problem("server", account: workspace.name, "\(origin.hostAndPort) rejected the token (401)",
+                                   fix: "run `lib login \(origin)`", .authentication))
+        } else if let failure = api.failure(for: response) {
+            let explanation = FailureExplanation.diagnose(failure, account: workspace.name, pendingWrites: 0)
+            checks.append(.problem("server", account: workspace.name, "\(origin.hostAndPort): \(explanation.message)",
+                                   fix: nil, ExitCode(rawValue: explanation.exitCode) ?? .failure))
+        } else {
+            checks.append(.problem("server", account: workspace.name,
+                                   "\(origin.hostAndPort): GET /v1/me answered \(response.status), not as the library server does",
+                                   fix: "check the server URL", .failure))
+        }
+        if let date = response.headers["Date"].flatMap(HTTPDateParsing.unixSeconds) {
+            let skew = workspace.context.now().secondsSince1970 - date
+            let seconds = Int(skew.magnitude.rounded())
+            if seconds <= 60 {
+                checks.append(.ok("clock", account: workspace.name, "within \(seconds) s of \(origin.hostAndPort)"))
+            } else {
+                checks.append(.warning("clock", account: workspace.name,
+                                       "\(seconds) s \(skew > 0 ? "ahead of" : "behind") \(origin.hostAndPort); ages lib shows will be off",
+                                       fix: "synchronise the clock (systemd-timesyncd, chrony)"))
+            }
+        }
+        return checks
+    }
+
+    // MARK: - Proxies
+
+    /// The proxy variables libcurl reads, userinfo redacted; uppercase
+    /// HTTP_PROXY, which libcurl ignores (httpoxy), is a warning.
+    static func proxyCheck(_ environment: [String: String]) -> DoctorCheck {
+        let names = ["https_proxy", "HTTPS_PROXY", "http_proxy", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
+        let set = names.compactMap { name in environment[name].flatMap { $0.isEmpty ? nil : "\(name)=\(redacted($0))" } }
+        if let ignored = environment["HTTP_PROXY"], !ignored.isEmpty, environment["http_proxy"] == nil {
+            return .warning("proxies", (set + ["HTTP_PROXY=\(redacted(ignored)) (ignored)"]).joined(separator: ", "),
+                            fix: "libcurl ignores HTTP_PROXY: set http_proxy instead")
+        }
+        return .ok("proxies", set.isEmpty ? "none" : set.joined(separator: ", "))
+    }
+
+    /// A proxy URL with any `user:password@` replaced, so that no secret is printed.
+    static func redacted(_ url: String) -> String {
+        guard let at = url.lastIndex(of: "@") else { return url }
+        let scheme = url.split(separator: "/", maxSplits: 1).first.map { $0.hasSuffix(":") && url.dropFirst($0.count).hasPrefix("//") }
+        let start = scheme == true ? url.index(url.startIndex, offsetBy: url.prefix { $0 != ":" }.count + 3) : url.startIndex
+        guard start <= at else { return url }
+        return String(url[..<start]) + "REDACTED" + String(url[at...])
+    }
+}

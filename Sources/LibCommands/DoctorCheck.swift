@@ -1,0 +1,52 @@
+import LibCLI
+import LibJSON
+
+/// One finding of `lib doctor`: what was checked (and for which account),
+/// what was found, how to fix it when it is a problem, and the exit code it
+/// stands for (0 for a warning, which does not fail the command).
+struct DoctorCheck {
+    enum Status: String { case ok, warning, problem }
+
+    /// A stable name for scripts: `session-bus`, `cron-bus`, `secret-service`,
+    /// `token`, `store`, `server`, `clock`, `proxies`.
+    let name: String
+    /// The account the check is about, if any.
+    var account: String? = nil
+    let status: Status
+    let found: String
+    var fix: String? = nil
+    var exitCode: ExitCode = .success
+
+    static func ok(_ name: String, account: String? = nil, _ found: String) -> DoctorCheck {
+        DoctorCheck(name: name, account: account, status: .ok, found: found)
+    }
+
+    static func warning(_ name: String, account: String? = nil, _ found: String, fix: String) -> DoctorCheck {
+        DoctorCheck(name: name, account: account, status: .warning, found: found, fix: fix)
+    }
+
+    static func problem(_ name: String, account: String? = nil, _ found: String, fix: String?, _ code: ExitCode) -> DoctorCheck {
+        DoctorCheck(name: name, account: account, status: .problem, found: found, fix: fix, exitCode: code)
+    }
+
+    var json: JSONValue {
+        .object(JSONObject([
+            ("check", .string(name)), ("account", account.map(JSONValue.string) ?? .null),
+            ("status", .string(status.rawValue)), ("found", .string(found)),
+            ("fix", fix.map(JSONValue.string) ?? .null), ("exit_code", .integer(Int64(exitCode.rawValue))),
+        ]))
+    }
+
+    /// `ok       token (alice@host): in the keyring`, and the fix indented below.
+    func text(_ painter: TextPainter) -> String {
+        let label: (String, TextStyle) = switch status {
+        case .ok: ("ok", .green)
+        case .warning: ("warning", .yellow)
+        case .problem: ("problem", .red)
+        }
+        let padding = String(repeating: " ", count: 9 - label.0.count)
+        var text = painter.paint(label.0, label.1) + padding + name + (account.map { " (\($0))" } ?? "") + ": " + found + "\n"
+        if let fix { text += "         fix: " + fix + "\n" }
+        return text
+    }
+}

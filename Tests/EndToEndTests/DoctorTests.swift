@@ -1,0 +1,74 @@
+import Foundation
+import LibJSON
+import Testing
+import TestSupport
+
+/// `lib doctor` against the real session: bus, keyring, store and server (issue 12).
+@Suite struct DoctorTests {
+    @Test func allIsWellInTheTestSession() throws {
+        let (server, _dir) = try startDemoServer()
+        let lib = try LibHarness()
+        try lib.login("alice", to: server)
+        let account = lib.account("alice", on: server)
+        let doctor = try lib.lib("doctor")
+        #expect(doctor.status == 0, "\(doctor)")
+        #expect(doctor.stdout.contains("ok       session-bus: found through DBUS_SESSION_BUS_ADDRESS"), "\(doctor)")
+        #expect(doctor.stdout.contains("ok       secret-service: answers"), "\(doctor)")
+        #expect(doctor.stdout.contains("ok       token (\(account)): in the keyring"), "\(doctor)")
+        #expect(doctor.stdout.contains("ok       store (\(account)): ") && doctor.stdout.contains("quick_check ok"), "\(doctor)")
+        #expect(doctor.stdout.contains("GET /v1/me answered 200 as alice"), "\(doctor)")
+        #expect(doctor.stdout.contains("ok       clock (\(account)): within "), "\(doctor)")
+        #expect(doctor.stdout.contains("ok       proxies: none"), "\(doctor)")
+        #expect(!doctor.stdout.contains("problem"), "\(doctor)")
+
+        let json = try lib.lib("doctor", "--json")
+        #expect(json.status == 0, "\(json)")
+        try JSONSchemaValidator.validate(json.stdout, against: "doctor")
+        let checks = try JSONParser.parse(json.stdout)["checks"]?.arrayValue ?? []
+        #expect(checks.contains { $0["check"] == "token" && $0["account"] == .string(account) && $0["status"] == "ok" })
+        _ = _dir
+    }
+
+    @Test func withoutABusItExitsFourAndNamesTheBus() throws {
+        let (server, _dir) = try startDemoServer()
+        let lib = try LibHarness()
+        try lib.login("alice", to: server)
+        let emptyRuntime = try TemporaryDirectory()
+        let noBus = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(emptyRuntime.path)/no-bus", "XDG_RUNTIME_DIR": emptyRuntime.path]
+        let doctor = try lib.lib(["doctor"], environment: noBus)
+        #expect(doctor.status == 4, "\(doctor)")
+        #expect(doctor.stdout.contains("problem  session-bus: DBUS_SESSION_BUS_ADDRESS names unix:path=\(emptyRuntime.path)/no-bus"), "\(doctor)")
+        #expect(doctor.stdout.contains("fix: "), "\(doctor)")
+
+        // Nothing names a bus at all.
+        var unset = lib.environment
+        unset["DBUS_SESSION_BUS_ADDRESS"] = nil
+        unset["XDG_RUNTIME_DIR"] = emptyRuntime.path
+        let none = try CommandRunner.run(BuiltProducts.path("lib"), ["doctor", "--json"], environment: unset)
+        if !FileManager.default.fileExists(atPath: "/run/user/\(getuid())/bus") {
+            #expect(none.status == 4, "\(none)")
+            #expect(none.stdout.contains("DBUS_SESSION_BUS_ADDRESS is unset and neither $XDG_RUNTIME_DIR/bus nor /run/user/\(getuid())/bus exists"), "\(none)")
+            try JSONSchemaValidator.validate(none.stdout, against: "doctor")
+        }
+        _ = _dir
+    }
+
+    @Test func withTheKeyringLockedItExitsFourAndSaysLocked() throws {
+        let (server, _dir) = try startDemoServer()
+        let lib = try LibHarness()
+        // A keyring of its own, so that locking it does not disturb other tests.
+        var env = lib.environment
+        env["LIB_IN_TEST_SESSION"] = nil
+        let script = """
+            printf 'alice-demo\\n' | "$1" login "$2" --user alice --password-stdin >/dev/null || exit 9
+            dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets \
+                org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/login >/dev/null
+            "$1" doctor
+            """
+        let result = try CommandRunner.run(repositoryRoot() + "/scripts/with-test-session.sh",
+            ["/bin/bash", "-c", script, "locked", BuiltProducts.path("lib"), server.baseURL], environment: env, timeout: 90)
+        #expect(result.status == 4, "\(result)")
+        #expect(result.stdout.contains("problem  token (\(lib.account("alice", on: server))): the keyring is locked"), "\(result)")
+        _ = _dir
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import LibJSON
+import Testing
+import TestSupport
+
+/// Every command's `--json` output, success and failure, checked against its
+/// schema in docs/json/ by python3-jsonschema (issue 12). Global options go
+/// anywhere on the line, so `--json` is given after the command here.
+@Suite struct JSONOutputTests {
+    /// Runs `lib ARGS --json`, checks the exit code, stdout against `schema`
+    /// (unless nil) and, for a failure, stderr against the error schema.
+    @discardableResult
+    private func json(_ lib: LibHarness, _ arguments: [String], schema: String?, exit status: Int32,
+                      environment: [String: String] = [:], stdin: String? = nil,
+                      sourceLocation: SourceLocation = #_sourceLocation) throws -> (CommandResult, JSONValue?) {
+        let result = try lib.lib(arguments + ["--json"], stdin: stdin, environment: environment)
+        #expect(result.status == status, "\(result)", sourceLocation: sourceLocation)
+        var document: JSONValue?
+        if let schema {
+            try JSONSchemaValidator.validate(result.stdout, against: schema)
+            document = try JSONParser.parse(result.stdout)
+        } else {
+            #expect(result.stdout.isEmpty, "\(result)", sourceLocation: sourceLocation)
+        }
+        if status == 0 {
+            #expect(result.stderr.isEmpty || !result.stderr.hasPrefix("{"), "\(result)", sourceLocation: sourceLocation)
+        } else if !(status == 3 && schema != nil && result.stderr.isEmpty) {
+            // (A listing that exits 3, such as resolve's, may have said all on stdout.)
+            try JSONSchemaValidator.validate(result.stderr, against: "error")
+            let error = try JSONParser.parse(result.stderr)
+            #expect(error["error"]?["exit_code"] == .integer(Int64(status)), "\(result)", sourceLocation: sourceLocation)
+        }
+        return (result, document)
+    }
+
+    @Test func accountsAndReadsAndWritesValidate() throws {
+        let (server, _dir) = try startDemoServer()
+        let lib = try LibHarness()
+        let alice = lib.account("alice", on: server)
+
+        let (_, login) = try json(lib, ["login", server.baseURL, "--user", "alice", "--password-stdin"], schema: "login",
+                                  exit: 0, stdin: "alice-demo\n")
+        #expect(login?["account"] == .string(alice))
+        try json(lib, ["login", server.baseURL, "--user", "bob", "--password-stdin"], schema: "login", exit: 0, stdin: "bob-demo\n")
+        try json(lib, ["login", server.baseURL, "--user", "carol", "--password-stdin"], schema: nil, exit: 4, stdin: "wrong\n")
+
+        let (_, list) = try json(lib, ["switch"], schema: "switch", exit: 0)
+        #expect(list?.arrayValue?.count == 2)
+        try json(lib, ["switch", "alice"], schema: "switch", exit: 0)
+        try json(lib, ["switch", "nobody"], schema: nil, exit: 2)
+
+        let (_, book) = try json(lib, ["get", "books/b-7"], schema: "get", exit: 0)
+        #expect(book?["title"] == "Dune")
+        let (_, books) = try json(lib, ["get", "books"], schema: "get", exit: 0)
+        #expect(books?["items"]?.arrayValue?.count == 20)
+        try json(lib, ["get", "books/nope"], schema: nil, exit: 1)
+
+        let (_, edit) = try json(lib, ["edit", "books/b-7", "copies:=9"], schema: "edit", exit: 0)
+        #expect(edit?["outcome"] == "queued" && edit?["pending"] == 1 && edit?["body"]?["copies"] == 9)
+        let (_, pendingBook) = try json(lib, ["get", "books/b-7"], schema: "get", exit: 0)
+        #expect(pendingBook?["_pending"]?["changes"] == 1)
+        try json(lib, ["edit", "books/b-7", "copies:=9"], schema: "edit", exit: 0)
+        try json(lib, ["edit", "books/b-7", "year:=\"soon\""], schema: nil, exit: 1)
+        let (_, status) = try json(lib, ["status"], schema: "status", exit: 0)
+        #expect(status?.arrayValue?.first?["pending"] == 1)
+
+        let (_, pushed) = try json(lib, ["push"], schema: "push", exit: 0)
+        let writes = pushed?["accounts"]?.arrayValue?.first?["writes"]?.arrayValue ?? []
+        #expect(writes.count == 1 && writes.first?["path"] == "books/b-7" && writes.first?["outcome"] == "applied")
+        #expect(writes.first?["etag"]?.stringValue?.hasPrefix("\"") == true, "\(String(describing: pushed))")
+
+        let (_, pushedEdit) = try json(lib, ["edit", "books/b-8", "copies:=17", "--push"], schema: "edit", exit: 0)
+        #expect(pushedEdit?["push"]?["pushed"] == 1)
+        try json(lib, ["resolve"], schema: "resolve", exit: 0)
+
+        let (_, logout) = try json(lib, ["logout", "bob"], schema: "logout", exit: 0)
+        #expect(logout?["account"] == .string(lib.account("bob", on: server)) && logout?["revoked"] == true)
+        try json(lib, ["logout", "bob"], schema: nil, exit: 2)
+        _ = _dir
+    }
+
+    @Test func pushFailuresValidate() throws {
+        let (server, _dir) = try startDemoServer()
+        let alice = try LibHarness()
+        try alice.login("alice", to: server)
+        try alice.cache(["books/b-7"], from: server, as: "alice")
+        let bob = try LibHarness()
+        try bob.login("bob", to: server)
+        #expect(try bob.lib("edit", "books/b-7", "title=Dune (bob)", "--push").status == 0)
+
+        #expect(try alice.lib("edit", "books/b-7", "copies:=1").status == 0)
+        #expect(try alice.lib("edit", "books/j-1", "--create", "title=New").status == 0)
+        let (_, conflict) = try json(alice, ["push"], schema: "push", exit: 3)
+        let writes = conflict?["accounts"]?.arrayValue?.first?["writes"]?.arrayValue ?? []
+        #expect(writes.map { $0["outcome"] } == ["conflict", "applied"], "\(String(describing: conflict))")
+        try json(alice, ["resolve"], schema: "resolve", exit: 3)
+
+        #expect(try alice.lib("edit", "books/j-2", "--create", "title=Later").status == 0)
+        server.stop()
+        let (down, document) = try json(alice, ["push"], schema: "push", exit: 75)
+        #expect(document?["accounts"]?.arrayValue?.first?["problem"]?.stringValue?.contains("connection refused") == true, "\(down)")
+        #expect(try JSONParser.parse(down.stderr)["error"]?["reason"] == "temporary", "\(down)")
+        _ = _dir
+    }
+}
