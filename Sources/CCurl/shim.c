@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 typedef CURLcode (*global_init_fn)(long);
 typedef CURL *(*easy_init_fn)(void);
@@ -199,4 +200,50 @@ CURLcode ccurl_collect_response(CURL *handle, ccurl_buffer *body, ccurl_buffer *
     if ((code = curl.easy_setopt(handle, CURLOPT_WRITEDATA, body)) != CURLE_OK) return code;
     if ((code = curl.easy_setopt(handle, CURLOPT_HEADERFUNCTION, collect_header)) != CURLE_OK) return code;
     return curl.easy_setopt(handle, CURLOPT_HEADERDATA, headers);
+}
+
+// -vv: libcurl's own trace (CURLOPT_VERBOSE) on standard error, headers
+// included but never a secret: Authorization, Proxy-Authorization, Cookie
+// and Set-Cookie values are replaced, and no body is written.
+static int trace_redacted(CURL *handle, curl_infotype type, char *data, size_t size, void *context) {
+    (void)handle;
+    (void)context;
+    const char *prefix;
+    switch (type) {
+    case CURLINFO_TEXT: prefix = "lib: * "; break;
+    case CURLINFO_HEADER_IN: prefix = "lib: < "; break;
+    case CURLINFO_HEADER_OUT: prefix = "lib: > "; break;
+    default: return 0;
+    }
+    static const char *const secret_headers[] = {"authorization:", "proxy-authorization:", "cookie:", "set-cookie:"};
+    size_t start = 0;
+    while (start < size) {
+        size_t end = start;
+        while (end < size && data[end] != '\n') end++;
+        size_t length = end - start;
+        if (length > 0 && data[start + length - 1] == '\r') length--;
+        if (length > 0) {
+            fputs(prefix, stderr);
+            size_t shown = length;
+            for (size_t i = 0; i < sizeof secret_headers / sizeof secret_headers[0]; i++) {
+                size_t name = strlen(secret_headers[i]);
+                if (length >= name && strncasecmp(data + start, secret_headers[i], name) == 0) {
+                    fwrite(data + start, 1, name, stderr);
+                    fputs(" REDACTED", stderr);
+                    shown = 0;
+                    break;
+                }
+            }
+            if (shown) fwrite(data + start, 1, shown, stderr);
+            fputc('\n', stderr);
+        }
+        start = end + 1;
+    }
+    return 0;
+}
+
+CURLcode ccurl_enable_redacted_trace(CURL *handle) {
+    CURLcode code;
+    if ((code = curl.easy_setopt(handle, CURLOPT_DEBUGFUNCTION, trace_redacted)) != CURLE_OK) return code;
+    return curl.easy_setopt(handle, CURLOPT_VERBOSE, 1L);
 }

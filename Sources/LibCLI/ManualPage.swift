@@ -48,7 +48,17 @@ public struct ManualPage: Sendable {
                     lines.append(contentsOf: tagged(Roff.bold(example.commandLine), example.explanation))
                 }
             }
+            if !command.exitStatuses.isEmpty {
+                lines.append(".PP")
+                lines.append("Exit status:")
+                for status in command.exitStatuses {
+                    lines.append(contentsOf: tagged(Roff.bold(String(status.code.rawValue)), status.meaning))
+                }
+            }
         }
+
+        lines.append(".SH OUTPUT FOR SCRIPTS")
+        lines.append(contentsOf: paragraphs(ManualSections.machineOutput).dropFirst())
 
         lines.append(".SH ENVIRONMENT")
         for entry in ManualSections.environment {

@@ -17,10 +17,34 @@ enum ManualSections {
         with its own cache and outbox; writes made under one account are never \
         sent under another. Tokens are kept only in the Secret Service keyring.
 
-        Global options go before the command. ACCOUNT is user@host[:port] or \
+        Global options may be given anywhere on the line, before or after the \
+        command (-- ends options). ACCOUNT is user@host[:port] or \
         any unambiguous prefix of it, such as alice; it is taken from -A, else \
         from LIB_ACCOUNT, else the current account (see switch). Every \
-        command's output names the account it acted on.
+        command's output names the account it acted on. Summaries go to \
+        standard output, problems to standard error; colour is used only on \
+        a terminal, tables are cut to its width, and long output goes through \
+        a pager.
+        """
+
+    static let machineOutput = """
+        With --json every command prints one JSON document on standard output, \
+        and a failing command one more on standard error: \
+        {"error": {"message", "exit_code", "reason"}}. The fields of each \
+        command's document, and their JSON Schemas, are in docs/JSON.md and \
+        docs/json/*.schema.json of lib's sources (installed under \
+        share/doc/lib when packaged). Fields are added, never renamed or removed.
+
+        lib status --porcelain prints key value lines (account, current, \
+        pending, conflicts, rejected, set-aside), a blank line after each \
+        account, also documented in docs/JSON.md.
+
+        With -q, success and temporary failures (exit 75) print nothing, \
+        unless the oldest pending write has waited longer than \
+        LIB_QUIET_AFTER (default one day); conflicts, rejected writes, \
+        authentication and other failures always print. That is the form for \
+        cron and timers: a machine offline for an hour sends no mail, one \
+        that has not synced for a day does.
         """
 
     static let environment: [Entry] = [
@@ -34,11 +58,29 @@ enum ManualSections {
             set: a lib directory in each, by default in ~/.config, \
             ~/.local/share and ~/.local/state.
             """),
-        Entry(term: "NO_COLOR", text: "When set and not empty, output is never coloured."),
+        Entry(term: "NO_COLOR", text: "When set and not empty, output is never coloured (as with --no-color)."),
+        Entry(term: "COLUMNS", text: "The width tables are cut to on a terminal, instead of the width the terminal reports."),
+        Entry(term: "LIB_PAGER, PAGER", text: """
+            The pager for long output on a terminal (LIB_PAGER wins); default \
+            less, with LESS=FRX when LESS is unset, so output shorter than the \
+            screen is simply printed. Empty or cat: no pager.
+            """),
+        Entry(term: "LIB_QUIET_AFTER", text: """
+            With -q, how long the oldest pending write may wait before a \
+            temporary failure is printed after all: seconds, or with s, m, h or \
+            d (default 1d).
+            """),
+        Entry(term: "LIB_DEBUG", text: """
+            1 traces each request on standard error as -v does; 2 as -vv does \
+            (libcurl's trace). Authorization and cookies are always redacted.
+            """),
         Entry(term: "VISUAL, EDITOR", text: "The editor that edit and resolve --edit open."),
         Entry(term: "DBUS_SESSION_BUS_ADDRESS", text: """
             The session bus where the keyring is. When it is unset, as under \
-            cron, lib uses $XDG_RUNTIME_DIR/bus if it exists.
+            cron, lib uses $XDG_RUNTIME_DIR/bus, else /run/user/$UID/bus, if \
+            it exists (it does while the user has a session, or always with \
+            dbus-user-session and loginctl enable-linger). lib doctor says which \
+            one it found and whether cron will find it.
             """),
         Entry(term: "DBUS_SYSTEM_BUS_ADDRESS", text: """
             The system bus where NetworkManager is. lib asks it about the network \
@@ -51,6 +93,7 @@ enum ManualSections {
             terminal) hold writes while NetworkManager says the connection is \
             metered. A push run at a terminal, or without --wait, is never held.
             """),
+        Entry(term: "XDG_RUNTIME_DIR", text: "Where the session bus socket is looked for (bus) when DBUS_SESSION_BUS_ADDRESS is unset."),
         Entry(term: "LIB_CA_BUNDLE", text: """
             A PEM file of CA certificates to trust instead of the system's, for \
             a server with a private CA. Verification is never turned off.
@@ -72,13 +115,20 @@ enum ManualSections {
             Configuration: accounts, the signed-in accounts, one a line; \
             current, the name of the current account.
             """),
-        Entry(term: "$LIB_HOME/data, else ~/.local/share/lib", text: """
-            A directory per account (mode 0700) holding its SQLite store \
-            (mode 0600): the cache and the outbox.
+        Entry(term: "$LIB_HOME/data/accounts/ACCOUNT/store.sqlite, else ~/.local/share/lib/accounts/ACCOUNT/store.sqlite", text: """
+            The account's SQLite store (mode 0600, in a directory of mode \
+            0700): the cache and the outbox.
+            """),
+        Entry(term: "$LIB_HOME/data/accounts/ACCOUNT/push.lock", text: """
+            The account's push lock: one push of an account at a time \
+            (an overlapping push waits for it within its own time).
+            """),
+        Entry(term: "$LIB_HOME/data/set-aside, else ~/.local/share/lib/set-aside", text: """
+            Outboxes set aside at logout, per identity (server and user id), \
+            restored at that identity's next login.
             """),
         Entry(term: "$LIB_HOME/state, else ~/.local/state/lib", text: """
-            State kept between runs that is neither configuration nor data, \
-            such as push locks.
+            State kept between runs that is neither configuration nor data.
             """),
     ]
 
@@ -87,16 +137,23 @@ enum ManualSections {
         Entry(term: "lib get books/b-7", text: "Print a book, from the cache when the server cannot be reached."),
         Entry(term: "lib edit books/b-7 year:=1966", text: "Change a field; the change waits in the outbox."),
         Entry(term: "lib push", text: "Send the pending changes."),
-        Entry(term: "*/10 * * * * lib push --all --wait 60", text: """
+        Entry(term: "*/10 * * * * lib -q push --all --wait 60", text: """
             A crontab line: every ten minutes, send every account's changes, \
-            trying for up to a minute.
+            trying for up to a minute; mail only for what needs a person, or \
+            when writes have waited longer than LIB_QUIET_AFTER.
             """),
         Entry(term: "lib status", text: "Each pending write: path, kind, fields, age; lib diff shows the values."),
         Entry(term: "lib status --prompt", text: "One line, fast enough for a shell prompt: it never touches the network."),
+        Entry(term: "ExecStart=/usr/local/bin/lib -q push --all --wait 2m", text: """
+            The same as a systemd user service (Type=oneshot) run by a timer \
+            (OnUnitActiveSec=10min); enable with systemctl --user enable --now.
+            """),
+        Entry(term: "lib doctor", text: "Check the bus, keyring, tokens, stores and servers, and say how to fix what is wrong."),
+        Entry(term: "lib status --json | jq '.[0].pending'", text: "Pending writes of the account, for a script."),
     ]
 
     /// Other manuals, as (name, section).
     static let seeAlso: [(name: String, section: String)] = [
-        ("secret-tool", "1"), ("crontab", "5"),
+        ("secret-tool", "1"), ("crontab", "5"), ("systemd.timer", "5"), ("less", "1"),
     ]
 }

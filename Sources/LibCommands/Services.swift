@@ -31,6 +31,7 @@ extension CommandContext {
     /// when given, a total timeout for each request.
     func makeTransport(timeout: Double? = nil) -> any HTTPTransport {
         var configuration = TransportConfiguration.fromEnvironment(environment)
+        configuration.traceLevel = verbosity
         if let timeout {
             configuration.totalTimeout = .milliseconds(Int64(timeout * 1000))
             configuration.connectTimeout = min(configuration.connectTimeout, configuration.totalTimeout)

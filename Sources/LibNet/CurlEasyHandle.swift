@@ -6,6 +6,7 @@ import CCurl
 /// Not thread-safe: `CurlTransport` serialises access.
 final class CurlEasyHandle {
     private let handle: UnsafeMutableRawPointer
+    var rawHandle: UnsafeMutableRawPointer { handle }
     private let body: UnsafeMutablePointer<ccurl_buffer>
     private let headerBlock: UnsafeMutablePointer<ccurl_buffer>
     private let errorBuffer: UnsafeMutablePointer<CChar>
@@ -95,6 +96,7 @@ final class CurlEasyHandle {
         check(ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
         check(ccurl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList))
         check(ccurl_collect_response(handle, body, headerBlock))
+        if configuration.traceLevel >= 2 { check(ccurl_enable_redacted_trace(handle)) }
 
         let method = request.method.uppercased()
         let sendsBody = !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(method)
@@ -113,6 +115,7 @@ final class CurlEasyHandle {
             guard setupFailed == CURLE_OK else { return setupFailed }
             return ccurl_easy_perform(handle)
         }
+        if configuration.traceLevel >= 1 { RequestTrace.write(traced(method, request.url, code: code, proxy: proxy)) }
 
         if body.pointee.overflowed != 0 || code == CURLE_FILESIZE_EXCEEDED {
             throw TransportFailure(kind: .answerTooLarge(limit: configuration.maxAnswerBytes), endpoint: endpoint, proxy: proxy)

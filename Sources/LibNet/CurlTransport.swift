@@ -8,8 +8,9 @@ import Synchronization
 /// Proxies come from the usual environment variables (`http_proxy`,
 /// `https_proxy`, `no_proxy`...), as libcurl reads them by default. TLS
 /// certificates and host names are always verified. Redirects are not
-/// followed. Verbose tracing is never enabled, so no header (and no token)
-/// is ever written anywhere.
+/// followed. Tracing (`-v`, `traceLevel`) writes one line per request and,
+/// at level 2, libcurl's trace with Authorization and cookies redacted, so
+/// no token is ever written anywhere.
 public final class CurlTransport: HTTPTransport {
     public let configuration: TransportConfiguration
     private let handle = Mutex<CurlEasyHandle?>(nil)

@@ -17,6 +17,9 @@ public struct TransportConfiguration: Sendable, Equatable {
     /// `no_proxy` and their uppercase forms) the proxy is chosen from; see
     /// `ProxySetting`. Empty: direct connections.
     public var proxyEnvironment: [String: String]
+    /// `-v`: 1 writes one line per request on standard error (`RequestTrace`);
+    /// 2 adds libcurl's own trace. Secrets are redacted in both.
+    public var traceLevel = 0
 
     /// The environment variable that names a CA bundle (documented in
     /// docs/NETWORK.md).

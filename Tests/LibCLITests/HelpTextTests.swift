@@ -57,6 +57,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
         "lib diff [PATH]",
         "lib discard [PATH ...] [--all] [--force] [--yes]",
         "lib resolve [PATH] [--mine | --theirs | --merge | --edit | --discard] [--whole] [--yes]",
+        "lib doctor",
         "lib completion bash|zsh|fish",
         "lib help [COMMAND]",
     ]

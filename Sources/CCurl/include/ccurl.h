@@ -69,4 +69,9 @@ void ccurl_buffer_release(ccurl_buffer *buffer);
 /// interim 100 Continue does not leak into the result).
 CURLcode ccurl_collect_response(CURL *handle, ccurl_buffer *body, ccurl_buffer *headers);
 
+/// Turns on libcurl's verbose trace (-vv) on standard error, with the values
+/// of Authorization, Proxy-Authorization, Cookie and Set-Cookie redacted and
+/// no bodies.
+CURLcode ccurl_enable_redacted_trace(CURL *handle);
+
 #endif

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `-v` and `LIB_DEBUG`: what lib sends, on stderr, with no secret in it (issue 12).
+@Suite struct TraceTests {
+    /// The account's token, read back from the session's keyring.
+    private func token(_ lib: LibHarness, _ server: ServerProcess, user: String) throws -> String {
+        let id = try serverUserID(server, user)
+        let result = try CommandRunner.run("/usr/bin/secret-tool", ["lookup", "server", server.baseURL, "user-id", id],
+                                           environment: lib.environment)
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func verboseGetTracesTheRequestAndNeverTheToken() throws {
+        let (server, _dir) = try startDemoServer()
+        let lib = try LibHarness()
+        try lib.login("alice", to: server)
+        let secret = try token(lib, server, user: "alice")
+        #expect(secret.count >= 16, "the token is in the keyring: '\(secret)'")
+
+        let get = try lib.lib("-v", "get", "books/b-7")
+        #expect(get.status == 0, "\(get)")
+        #expect(get.stderr.hasPrefix("lib: GET \(server.baseURL)/v1/books/b-7 -> 200 in "), "\(get)")
+        #expect(get.stderr.contains(" ms, new connection, direct\n"), "\(get)")
+        #expect(!get.stderr.contains(secret) && !get.stdout.contains(secret), "\(get)")
+        #expect(!get.stderr.contains("Bearer"), "\(get)")
+
+        // LIB_DEBUG=1 does the same; -vv adds libcurl's trace, redacted.
+        let debug = try lib.lib(["get", "books/b-7"], environment: ["LIB_DEBUG": "1"])
+        #expect(debug.stderr.contains("lib: GET \(server.baseURL)/v1/books/b-7 -> "), "\(debug)")
+        let curl = try lib.lib("get", "books/b-7", "-vv")
+        #expect(curl.status == 0, "\(curl)")
+        #expect(curl.stderr.contains("lib: > GET /v1/books/b-7 HTTP/1.1"), "\(curl)")
+        #expect(curl.stderr.contains("lib: > Authorization: REDACTED"), "\(curl)")
+        #expect(curl.stderr.contains("lib: < ETag: "), "\(curl)")
+        #expect(!curl.stderr.contains(secret) && !curl.stderr.contains("Bearer"), "\(curl)")
+
+        // A push over one connection: the second request reuses it.
+        #expect(try lib.lib("edit", "books/b-1", "copies:=21").status == 0)
+        #expect(try lib.lib("edit", "books/b-2", "copies:=22").status == 0)
+        let push = try lib.lib("push", "-v")
+        let lines = push.stderr.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].contains("PUT \(server.baseURL)/v1/books/b-1 -> 200") && lines[1].contains("connection reused"), "\(push)")
+        #expect(!push.stderr.contains(secret), "\(push)")
+        _ = _dir
+    }
+
+    @Test func withoutVerboseNothingIsTraced() throws {
+        let (server, _dir) = try startDemoServer()
+        let lib = try LibHarness()
+        try lib.login("alice", to: server)
+        let get = try lib.lib("get", "books/b-7")
+        #expect(get.status == 0 && get.stderr.isEmpty, "\(get)")
+        _ = _dir
+    }
+}
