@@ -25,12 +25,13 @@ _lib_complete_value() {
     case $kind in
         accounts) mapfile -t values < <(command lib __complete accounts 2>/dev/null) ;;
         paths) mapfile -t values < <(command lib __complete paths "${word#"$lead"}" 2>/dev/null) ;;
+        fields) mapfile -t values < <(command lib __complete fields "${word#"$lead"}" 2>/dev/null) ;;
         commands) values=(login logout switch get edit push status resolve doctor completion help) ;;
         words:*) read -ra values <<<"${kind#words:}" ;;
         *) COMPREPLY=(); return ;;
     esac
     _lib_reply "$word" "${values[@]/#/$lead}"
-    if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == */ ]]; then
+    if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == */ || $kind == fields ]]; then
         compopt -o nospace 2>/dev/null
     fi
 }
@@ -83,7 +84,7 @@ _lib_argument_kind() {
         edit)
             case $2 in
                 0) _lib_kind='paths' ;;
-                *) _lib_kind='none' ;;
+                *) _lib_kind='fields' ;;
             esac ;;
         resolve)
             case $2 in
@@ -114,7 +115,7 @@ _lib_options_of() {
         edit) _lib_options=(--create --delete --push -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         push) _lib_options=(--wait --watch --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         status) _lib_options=(--short --porcelain --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
-        resolve) _lib_options=(--mine --theirs --merge --edit --discard -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        resolve) _lib_options=(--mine --theirs --whole --merge --edit --discard --yes -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         doctor) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         completion) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         help) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
