@@ -57,20 +57,20 @@ struct Resolution {
             let text = value.serialized()
             return text.count > 40 ? String(text.prefix(39)) + "…" : text
         }
-        var rows = [["  FIELD", "BASE", "MINE", "THEIRS"]]
+        // On a terminal: clashing fields in red, my changes green, theirs cyan.
+        var table = TextTable([.init("  FIELD", canShrink: false), .init("BASE"), .init("MINE"), .init("THEIRS")])
         var marked = false
         for field in fields {
             let clash = FieldMerge.clashes(field, base: sides.base, mine: sides.mine, theirs: sides.theirs)
             marked = marked || clash
-            rows.append([(clash ? "* " : "  ") + field, cell(sides.base, field, whenMissing: "(none)"),
-                         cell(sides.mine, field, whenMissing: "(deleted)"), cell(sides.theirs, field, whenMissing: "(deleted)")])
+            let base = sides.base?[field]
+            table.append([.init((clash ? "* " : "  ") + field, clash ? .red : nil),
+                          .init(cell(sides.base, field, whenMissing: "(none)")),
+                          .init(cell(sides.mine, field, whenMissing: "(deleted)"), sides.mine?[field] != base ? .green : nil),
+                          .init(cell(sides.theirs, field, whenMissing: "(deleted)"), sides.theirs?[field] != base ? .cyan : nil)])
         }
-        let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        var text = ""
-        for row in rows {
-            let line = (0..<4).map { row[$0].padding(to: widths[$0]) }.joined(separator: "  ")
-            text += String(line.reversed().drop(while: { $0 == " " }).reversed()) + "\n"
-        }
+        let context = workspace.context
+        var text = table.render(width: context.outputWidth, painter: context.outputPainter)
         if marked { text += "* changed on both sides\n" }
         return text
     }
