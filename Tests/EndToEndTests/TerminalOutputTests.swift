@@ -24,6 +24,12 @@ import TestSupport
         #expect(terminal.status == 0, "\(terminal)")
         #expect(terminal.stdout.contains("\u{1B}[1mID\u{1B}[0m"), "a bold header on a terminal: \(terminal)")
         #expect(terminal.stdout.contains("\u{1B}[33mb-7\u{1B}[0m"), "the changed book in yellow: \(terminal)")
+        let status = try onTerminal(lib, "status")
+        #expect(status.stdout.contains("\u{1B}[33m1 write pending\u{1B}[0m"), "status on a terminal: \(status)")
+        let plainStatus = try onTerminal(lib, "status", environment: ["NO_COLOR": "1"])
+        #expect(plainStatus.stdout.contains("1 write pending: run") && !plainStatus.stdout.contains("\u{1B}["), "\(plainStatus)")
+        let pipedStatus = try lib.lib("status")
+        #expect(pipedStatus.stdout.contains("1 write pending") && !pipedStatus.stdout.contains("\u{1B}["), "\(pipedStatus)")
         // Errors too: the `lib:` prefix in red.
         let failing = try onTerminal(lib, "get books/nope --offline")
         #expect(failing.stdout.contains("\u{1B}[31mlib:\u{1B}[0m"), "\(failing)")

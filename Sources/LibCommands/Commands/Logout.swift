@@ -87,11 +87,11 @@ enum Logout {
                     ? "Discarded \(Wording.writes(moved)) that had not been sent."
                     : "Set aside \(Wording.writes(moved)) not sent yet; they come back when you sign in again as \(name).")
             }
-            if !revoked {
-                lines.append("Couldn't reach \(workspace.account.origin.hostAndPort) to revoke the token: it is forgotten here but still valid there until it expires.")
-            }
             if let current = index.currentName { lines.append("Current account: \(current).") }
             context.standardOutput.write(lines.joined(separator: "\n") + "\n")
+        }
+        if !revoked && !context.globalOptions.json {
+            context.standardError.write("\(ProgramInfo.name): Couldn't reach \(workspace.account.origin.hostAndPort) to revoke the token of \(name): it is forgotten here but still valid there until it expires.\n")
         }
         if let keyringProblem { throw keyringProblem }
         return .success
