@@ -22,6 +22,19 @@ import TestSupport
         _ = _dir
     }
 
+    @Test func quietGetFallsBackWithoutALabel() throws {
+        let (server, _dir) = try startDemoServer()
+        let lib = try LibHarness()
+        try lib.login("alice", to: server)
+        #expect(try lib.lib("get", "books/b-7").status == 0)
+        server.stop()
+        let loud = try lib.lib("get", "books/b-7")
+        #expect(loud.status == 0 && loud.stderr.contains("Showing the copy"), "\(loud)")
+        let quiet = try lib.lib("get", "books/b-7", "-q")
+        #expect(quiet.status == 0 && quiet.stdout.contains("Dune") && quiet.stderr.isEmpty, "\(quiet)")
+        _ = _dir
+    }
+
     @Test func quietPushSpeaksOnceTheOldestWriteHasWaitedPastTheThreshold() throws {
         let (server, _dir) = try startDemoServer()
         let lib = try LibHarness()

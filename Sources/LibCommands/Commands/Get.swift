@@ -110,7 +110,8 @@ enum Get {
         let label = ageLabel(copy, context)
         let (message, code) = explanation(of: error)
         if code == .temporaryFailure {
-            present(copy, label: label + " " + message, context)
+            // -q: a fallback that heals by itself says nothing.
+            present(copy, label: context.globalOptions.quiet ? nil : label + " " + message, context)
             return .success
         }
         present(copy, label: label, context)
