@@ -26,7 +26,7 @@ _lib_complete_value() {
         accounts) mapfile -t values < <(command lib __complete accounts 2>/dev/null) ;;
         paths) mapfile -t values < <(command lib __complete paths "${word#"$lead"}" 2>/dev/null) ;;
         fields) mapfile -t values < <(command lib __complete fields "${word#"$lead"}" 2>/dev/null) ;;
-        commands) values=(login logout switch get edit push status resolve doctor completion help) ;;
+        commands) values=(login logout switch get edit push status diff discard resolve doctor completion help) ;;
         words:*) read -ra values <<<"${kind#words:}" ;;
         *) COMPREPLY=(); return ;;
     esac
@@ -50,6 +50,8 @@ _lib_option_kind() {
         push:--wait) _lib_kind='none' ;;
         push:-A|push:--account) _lib_kind='accounts' ;;
         status:-A|status:--account) _lib_kind='accounts' ;;
+        diff:-A|diff:--account) _lib_kind='accounts' ;;
+        discard:-A|discard:--account) _lib_kind='accounts' ;;
         resolve:-A|resolve:--account) _lib_kind='accounts' ;;
         doctor:-A|doctor:--account) _lib_kind='accounts' ;;
         completion:-A|completion:--account) _lib_kind='accounts' ;;
@@ -86,6 +88,15 @@ _lib_argument_kind() {
                 0) _lib_kind='paths' ;;
                 *) _lib_kind='fields' ;;
             esac ;;
+        diff)
+            case $2 in
+                0) _lib_kind='paths' ;;
+                *) return 1 ;;
+            esac ;;
+        discard)
+            case $2 in
+                *) _lib_kind='paths' ;;
+            esac ;;
         resolve)
             case $2 in
                 0) _lib_kind='paths' ;;
@@ -114,7 +125,9 @@ _lib_options_of() {
         get) _lib_options=(--offline --fresh --timeout -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         edit) _lib_options=(--create --delete --push -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         push) _lib_options=(--wait --watch --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
-        status) _lib_options=(--short --porcelain --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        status) _lib_options=(--short --porcelain --prompt --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        diff) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        discard) _lib_options=(--all --force --yes -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         resolve) _lib_options=(--mine --theirs --whole --merge --edit --discard --yes -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         doctor) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         completion) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;

@@ -62,7 +62,7 @@ end
 # Succeeds when option $argv[2] of command $argv[1] takes a separate value.
 function __lib_takes_value
     switch "$argv[1] $argv[2]"
-        case 'login --user' 'login -A' 'login --account' 'logout -A' 'logout --account' 'switch -A' 'switch --account' 'get --timeout' 'get -A' 'get --account' 'edit -A' 'edit --account' 'push --wait' 'push -A' 'push --account' 'status -A' 'status --account' 'resolve -A' 'resolve --account' 'doctor -A' 'doctor --account' 'completion -A' 'completion --account' 'help -A' 'help --account'
+        case 'login --user' 'login -A' 'login --account' 'logout -A' 'logout --account' 'switch -A' 'switch --account' 'get --timeout' 'get -A' 'get --account' 'edit -A' 'edit --account' 'push --wait' 'push -A' 'push --account' 'status -A' 'status --account' 'diff -A' 'diff --account' 'discard -A' 'discard --account' 'resolve -A' 'resolve --account' 'doctor -A' 'doctor --account' 'completion -A' 'completion --account' 'help -A' 'help --account'
             return 0
     end
     return 1
@@ -85,6 +85,8 @@ complete -c lib -n 'not __lib_command' -a get -d 'Print a resource, fresh or fro
 complete -c lib -n 'not __lib_command' -a edit -d 'Change a resource; the change waits in the outbox'
 complete -c lib -n 'not __lib_command' -a push -d 'Send pending writes to the server, in order'
 complete -c lib -n 'not __lib_command' -a status -d 'Show pending writes, conflicts and the account'
+complete -c lib -n 'not __lib_command' -a diff -d 'Show what pending writes change, field by field'
+complete -c lib -n 'not __lib_command' -a discard -d 'Take back pending writes'
 complete -c lib -n 'not __lib_command' -a resolve -d 'List conflicts, or settle one'
 complete -c lib -n 'not __lib_command' -a doctor -d 'Check the bus, keyring, tokens, stores and servers'
 complete -c lib -n 'not __lib_command' -a completion -d 'Print a shell completion script'
@@ -160,8 +162,9 @@ complete -c lib -n '__lib_using push' -s v -l verbose -d 'Trace each request on 
 complete -c lib -n '__lib_using push' -l no-color -d 'Never colour the output'
 
 # lib status
-complete -c lib -n '__lib_using status; and not __fish_seen_argument -l porcelain' -l short -d 'One line per pending write or conflict'
-complete -c lib -n '__lib_using status; and not __fish_seen_argument -l short' -l porcelain -d 'Stable output for scripts'
+complete -c lib -n '__lib_using status; and not __fish_seen_argument -l porcelain; and not __fish_seen_argument -l prompt' -l short -d 'One line per pending write or conflict'
+complete -c lib -n '__lib_using status; and not __fish_seen_argument -l short; and not __fish_seen_argument -l prompt' -l porcelain -d 'Stable output for scripts'
+complete -c lib -n '__lib_using status; and not __fish_seen_argument -l short; and not __fish_seen_argument -l porcelain' -l prompt -d 'One compact line per account, for a shell prompt'
 complete -c lib -n '__lib_using status' -l all -d 'Show every signed-in account'
 complete -c lib -n '__lib_using status' -s h -l help -d 'Show help and exit'
 complete -c lib -n '__lib_using status' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
@@ -169,6 +172,27 @@ complete -c lib -n '__lib_using status' -l json -d 'Print one JSON document inst
 complete -c lib -n '__lib_using status' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using status' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using status' -l no-color -d 'Never colour the output'
+
+# lib diff
+complete -c lib -n '__lib_using diff' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using diff' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using diff' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using diff' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using diff' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using diff' -l no-color -d 'Never colour the output'
+complete -c lib -n '__lib_at_argument diff 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'Only the writes of this document, such as books/b-7'
+
+# lib discard
+complete -c lib -n '__lib_using discard' -l all -d 'Take back every write of the account'
+complete -c lib -n '__lib_using discard' -l force -d 'Also take back writes sent without an answer'
+complete -c lib -n '__lib_using discard' -l yes -d 'Do not ask before --all'
+complete -c lib -n '__lib_using discard' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using discard' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using discard' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using discard' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using discard' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using discard' -l no-color -d 'Never colour the output'
+complete -c lib -n '__lib_at_argument discard 1+' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'A document whose writes to take back, such as books/b-7'
 
 # lib resolve
 complete -c lib -n '__lib_using resolve; and not __fish_seen_argument -l theirs; and not __fish_seen_argument -l merge; and not __fish_seen_argument -l edit; and not __fish_seen_argument -l discard' -l mine -d 'Settle the clashing fields with my values'
@@ -210,4 +234,4 @@ complete -c lib -n '__lib_using help' -l json -d 'Print one JSON document instea
 complete -c lib -n '__lib_using help' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using help' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using help' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument help 1' -a 'login logout switch get edit push status resolve doctor completion help' -d 'The command to explain'
+complete -c lib -n '__lib_at_argument help 1' -a 'login logout switch get edit push status diff discard resolve doctor completion help' -d 'The command to explain'

@@ -63,6 +63,8 @@ import TestSupport
         try json(lib, ["edit", "books/b-7", "year:=\"soon\""], schema: nil, exit: 1)
         let (_, status) = try json(lib, ["status"], schema: "status", exit: 0)
         #expect(status?.arrayValue?.first?["pending"] == 1)
+        let (_, diff) = try json(lib, ["diff"], schema: "diff", exit: 0)
+        #expect(diff?["writes"]?.arrayValue?.first?["changes"]?.arrayValue?.first?["field"] == "copies", "\(String(describing: diff))")
 
         let (_, pushed) = try json(lib, ["push"], schema: "push", exit: 0)
         let writes = pushed?["accounts"]?.arrayValue?.first?["writes"]?.arrayValue ?? []
@@ -72,6 +74,9 @@ import TestSupport
         let (_, pushedEdit) = try json(lib, ["edit", "books/b-8", "copies:=17", "--push"], schema: "edit", exit: 0)
         #expect(pushedEdit?["push"]?["pushed"] == 1)
         try json(lib, ["resolve"], schema: "resolve", exit: 0)
+        #expect(try lib.lib("edit", "books/b-9", "copies:=5").status == 0)
+        let (_, discard) = try json(lib, ["discard", "books/b-9"], schema: "discard", exit: 0)
+        #expect(discard?["discarded"] == 1 && discard?["left"] == 0, "\(String(describing: discard))")
 
         let (_, logout) = try json(lib, ["logout", "bob"], schema: "logout", exit: 0)
         #expect(logout?["account"] == .string(lib.account("bob", on: server)) && logout?["revoked"] == true)

@@ -14,8 +14,8 @@ private func lib(_ arguments: [String], home: String = "/nonexistent-lib-home") 
     #expect(result.stdout.isEmpty)
     #expect(result.stderr == """
         Usage: lib [-A ACCOUNT] [--json] [-q] [-v] [--no-color] COMMAND ...
-        Commands: login logout switch get edit push status diff discard resolve
-                  doctor completion help
+        Commands: login logout switch get edit push status diff discard resolve doctor
+                  completion help
         Run 'lib --help' for more.
 
         """, "\(result)")

@@ -78,7 +78,7 @@ enum Status {
         case .short:
             for line in lines { context.standardOutput.write(short(line)) }
         case .long:
-            context.standardOutput.write(lines.map { long($0, now: now) }.joined(separator: "\n"))
+            context.standardOutput.write(lines.map { long($0, now: now, painter: context.outputPainter) }.joined(separator: "\n"))
         }
         for problem in damaged { context.standardError.write("\(ProgramInfo.name): \(problem)\n") }
         return damaged.isEmpty ? .success : .failure
@@ -160,19 +160,21 @@ enum Status {
 
     // MARK: Human text
 
-    static func long(_ line: Line, now: Double) -> String {
-        var text = "On \(line.account)\(line.current ? "" : " (not the current account)")\n"
+    /// On a terminal, what waits is yellow and what needs a decision red.
+    static func long(_ line: Line, now: Double, painter: TextPainter = TextPainter(isEnabled: false)) -> String {
+        var text = "On \(painter.paint(line.account, .bold))\(line.current ? "" : " (not the current account)")\n"
         let s = line.summary
-        if s.isEmpty { text += "Nothing waiting to be sent.\n" }
-        let groups: [(OutboxItem.Status, String)] = [
-            (.pending, "\(Wording.writes(s.pending).capitalizedFirst) pending: run `lib push` to send \(s.pending == 1 ? "it" : "them"), `lib diff` to see \(s.pending == 1 ? "it" : "them")."),
-            (.conflict, "\(Wording.count(s.conflicts, "conflict").capitalizedFirst) to settle: run `lib resolve PATH`."),
-            (.rejected, "\(Wording.count(s.rejected, "write").capitalizedFirst) rejected by the server: run `lib resolve PATH`."),
+        if s.isEmpty { text += painter.paint("Nothing waiting to be sent.", .green) + "\n" }
+        let groups: [(OutboxItem.Status, String, String, TextStyle)] = [
+            (.pending, "\(Wording.writes(s.pending).capitalizedFirst) pending",
+             ": run `lib push` to send \(s.pending == 1 ? "it" : "them"), `lib diff` to see \(s.pending == 1 ? "it" : "them").", .yellow),
+            (.conflict, "\(Wording.count(s.conflicts, "conflict").capitalizedFirst) to settle", ": run `lib resolve PATH`.", .red),
+            (.rejected, "\(Wording.count(s.rejected, "write").capitalizedFirst) rejected by the server", ": run `lib resolve PATH`.", .red),
         ]
-        for (status, heading) in groups {
+        for (status, lead, rest, style) in groups {
             let writes = line.writes.filter { $0.item.status == status }
             guard !writes.isEmpty else { continue }
-            text += heading + "\n"
+            text += painter.paint(lead, style) + rest + "\n"
             let kindWidth = writes.map { $0.kind.rawValue.count }.max() ?? 0
             let pathWidth = writes.map(\.path.count).max() ?? 0
             for write in writes {
