@@ -164,7 +164,7 @@ complete -c lib -n '__lib_using push' -l no-color -d 'Never colour the output'
 # lib status
 complete -c lib -n '__lib_using status; and not __fish_seen_argument -l porcelain; and not __fish_seen_argument -l prompt' -l short -d 'One line per pending write or conflict'
 complete -c lib -n '__lib_using status; and not __fish_seen_argument -l short; and not __fish_seen_argument -l prompt' -l porcelain -d 'Stable output for scripts'
-complete -c lib -n '__lib_using status; and not __fish_seen_argument -l short; and not __fish_seen_argument -l porcelain' -l prompt -d 'One compact line per account, for a shell prompt'
+complete -c lib -n '__lib_using status; and not __fish_seen_argument -l short; and not __fish_seen_argument -l porcelain' -l prompt -d 'The account\'s segment for a shell prompt'
 complete -c lib -n '__lib_using status' -l all -d 'Show every signed-in account'
 complete -c lib -n '__lib_using status' -s h -l help -d 'Show help and exit'
 complete -c lib -n '__lib_using status' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
