@@ -16,9 +16,12 @@ done
 
 work=$(mktemp -d /tmp/lib-bench-server.XXXXXX)
 chmod 755 "$work"
-pids=()
+# start_server runs in $(...), a subshell: its servers' pids go to a file.
+stop_servers() {
+  if [ -f "$work/servers.pid" ]; then xargs kill <"$work/servers.pid" 2>/dev/null || true; rm -f "$work/servers.pid"; fi
+}
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  stop_servers
   [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
   wait 2>/dev/null || true
   rm -rf "$work"
@@ -32,7 +35,7 @@ start_server() {
   local db=$1 log=$2
   local port; port=$(free_port)
   "$bin/lib-server" --db "$db" --listen "127.0.0.1:$port" --demo --max-connections-per-peer 1000 >"$log" 2>&1 &
-  pids+=($!)
+  echo $! >>"$work/servers.pid"
   for _ in $(seq 100); do grep -q '^listening' "$log" 2>/dev/null && break; sleep 0.1; done
   grep -q '^listening' "$log" || { cat "$log" >&2; exit 1; }
   echo "$port"
@@ -119,14 +122,15 @@ mixed() {
 }
 
 mixed sqlite "$work/mixed.sqlite"
+stop_servers
 if [ -x /usr/lib/postgresql/15/bin/initdb ]; then
   # The cluster lives as long as with-postgres.sh runs: the load runs inside it.
   "$here/../scripts/with-postgres.sh" bash -c "
     set -euo pipefail
     /usr/lib/postgresql/15/bin/psql -q \"\$LIB_TEST_POSTGRES\" -c 'CREATE DATABASE bench'
-    bin='$bin' work='$work' connections='$connections' seconds='$seconds' pids=()
-    $(declare -f free_port start_server token_for rate failures mixed)
+    bin='$bin' work='$work' connections='$connections' seconds='$seconds'
+    $(declare -f free_port start_server stop_servers token_for rate failures mixed)
     mixed postgresql \"\${LIB_TEST_POSTGRES%/*}/bench\"
-    for pid in \"\${pids[@]}\"; do kill \"\$pid\" 2>/dev/null || true; done
+    stop_servers
   "
 fi
