@@ -33,13 +33,15 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
         var message: String
         var exitCode = ExitCode.temporaryFailure
         let proxy = failure.proxy
+        // The proxy's name for the cases guarded by `proxy != nil`.
+        let proxyName = proxy.map { "\($0)" } ?? "the proxy"
         switch failure.kind {
         case _ where offline:
             reason = "offline"
             message = "You're offline (no network route to \(host))."
         case .noRoute where proxy != nil:
             reason = "proxy-no-route"
-            message = "Couldn't reach \(proxy!): no network route to it."
+            message = "Couldn't reach \(proxyName): no network route to it."
         case .noRoute:
             reason = "no-route"
             message = "Couldn't reach \(server): no network route to that host."
@@ -52,13 +54,13 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
                 ?? "Couldn't resolve the proxy set in the environment (https_proxy, http_proxy or all_proxy)."
         case .connectionRefused where proxy != nil:
             reason = "proxy-refused"
-            message = "Couldn't reach \(proxy!): connection refused — the proxy may be down (the server was not tried)."
+            message = "Couldn't reach \(proxyName): connection refused — the proxy may be down (the server was not tried)."
         case .connectionRefused:
             reason = "connection-refused"
             message = "Couldn't reach \(server): connection refused — the server may be down."
         case .connectTimeout where proxy != nil:
             reason = "proxy-timeout-connect"
-            message = "Couldn't reach \(proxy!): timed out after \(Self.seconds(failure.timeout))."
+            message = "Couldn't reach \(proxyName): timed out after \(Self.seconds(failure.timeout))."
         case .connectTimeout:
             reason = "timeout-connect"
             message = "Couldn't reach \(server): timed out after \(Self.seconds(failure.timeout))."

@@ -19,9 +19,9 @@ enum PostgresStore {
     static func open(_ uri: String) throws -> ServerStore {
         let first = try PostgresConnection(uri: uri)
         try PostgresSchema.migrate(first)
-        var connections: [any SQLConnection] = [first]
-        for _ in 1..<ServerDatabase.poolSize { connections.append(try PostgresConnection(uri: uri)) }
-        return ServerStore(connections: connections)
+        var others: [any SQLConnection] = []
+        for _ in 1..<ServerDatabase.poolSize { others.append(try PostgresConnection(uri: uri)) }
+        return ServerStore(first: first, others: others)
     }
 }
 

@@ -16,9 +16,9 @@ public enum ServerDatabase {
     private static func openSQLite(_ path: String) throws -> ServerStore {
         let first = try SQLiteConnection(path: path, create: true)
         try ServerSchema.migrator.migrate(first.database)
-        var connections: [any SQLConnection] = [first]
-        for _ in 1..<poolSize { connections.append(try SQLiteConnection(path: path, create: false)) }
-        return ServerStore(connections: connections)
+        var others: [any SQLConnection] = []
+        for _ in 1..<poolSize { others.append(try SQLiteConnection(path: path, create: false)) }
+        return ServerStore(first: first, others: others)
     }
 
     /// `lib-server user add`: a user with a password read by the caller.

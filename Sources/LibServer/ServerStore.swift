@@ -11,11 +11,12 @@ public final class ServerStore: @unchecked Sendable {
     private let available: DispatchSemaphore
     let dialect: SQLDialect
 
-    init(connections: [any SQLConnection]) {
-        precondition(!connections.isEmpty)
-        idle = connections
-        available = DispatchSemaphore(value: connections.count)
-        dialect = connections[0].dialect
+    /// `first` is the connection that created and migrated the database;
+    /// `others` join it in the pool.
+    init(first: any SQLConnection, others: [any SQLConnection]) {
+        idle = [first] + others
+        available = DispatchSemaphore(value: idle.count)
+        dialect = first.dialect
     }
 
     /// Lends a connection to `body`, waiting for one to be free.
