@@ -31,9 +31,13 @@ release: deps
 test: build
 	@$(MAKE) --no-print-directory test-only
 
+# The Swift suites include FuzzRegressionTests (every saved fuzz input) and
+# OpenAPIDriftTests; then schemathesis checks a live lib-server against
+# docs/openapi.yaml (bounded: about 30 s).
 test-only:
 	LIB_BIN_DIR=$(CURDIR)/$(DEBUG_BIN) scripts/with-test-session.sh $(SWIFT) test --skip-build
 	@$(MAKE) --no-print-directory test-postgres
+	scripts/schemathesis/run.sh $(CURDIR)/$(DEBUG_BIN)
 
 # lib-server's protocol suite again, on a private PostgreSQL cluster.
 test-postgres:

@@ -73,5 +73,11 @@ let package = Package(
         .testTarget(name: "LibSyncTests", dependencies: ["LibSync", "TestSupport"]),
         .testTarget(name: "LibAccountsTests", dependencies: ["LibAccounts", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LibJSON", "TestSupport"]),
+        // The fuzz targets' properties (Tests/Fuzz/Properties, also built by
+        // scripts/build-fuzz-target.sh), replayed over the saved inputs.
+        .testTarget(
+            name: "FuzzRegressionTests",
+            dependencies: ["LibJSON", "LibHTTP", "LibHTTPServer", "LibNet", "LibCLI", "LibCommands", "LibSync", "LibAccounts"],
+            path: "Tests/Fuzz", exclude: ["Corpus", "Regressions", "Dictionaries", "README.md"]),
     ]
 )

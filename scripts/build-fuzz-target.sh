@@ -23,18 +23,18 @@ targets=(
   "http-request     HTTPRequestHeadProperty     LibHTTPServer"
   "http-connection  HTTPConnectionProperty      LibHTTPServer"
   "cli-arguments    CLIArgumentProperty         LibCLI LibCommands"
-  "http-date        HTTPDateProperty            LibNet LibHTTPServer"
+  "http-date        HTTPDateProperty            LibHTTP"
   "client-answer    ClientAnswerProperty        LibNet LibCommands LibSync LibJSON"
 )
 
 # The module graph of Package.swift, for the modules fuzz targets use.
 module_dependencies() {
   case $1 in
-    LibJSON|LibAccounts) echo "" ;;
+    LibJSON|LibAccounts|LibHTTP) echo "" ;;
     LibCLI|LibBookSchema) echo "LibJSON" ;;
     LibStore) echo "CSQLite" ;;
-    LibHTTPServer) echo "LibJSON" ;;
-    LibNet) echo "CCurl CNetworkManager" ;;
+    LibHTTPServer) echo "LibHTTP LibJSON" ;;
+    LibNet) echo "CCurl CNetworkManager LibHTTP" ;;
     LibKeyring) echo "CSecret" ;;
     LibSync) echo "LibStore LibJSON" ;;
     LibCommands) echo "CSignals LibCLI LibNet LibKeyring LibSync LibAccounts LibJSON LibBookSchema LibStore" ;;

@@ -24,17 +24,28 @@ packages=(
   libpq-dev postgresql            # lib-server's PostgreSQL store, and the cluster its tests start
   wrk                             # make bench-server: lib-server against nginx serving the same JSON
   python3-jsonschema bsdutils less  # --json checked against docs/json/; script(1) and a pager for TTY tests
+  python3-venv                    # schemathesis's own environment (below)
 )
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "Installing: ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
 
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-echo "Installing: ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# schemathesis (PyPI) checks lib-server against docs/openapi.yaml in `make
+# test`; pinned, in a virtual environment of Debian's Python under .build.
+schemathesis_version=4.32.5
+venv="$(cd "$(dirname "$0")/.." && pwd)/.build/schemathesis"
+if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -q "$schemathesis_version"; then
+  echo "Installing schemathesis $schemathesis_version into $venv" >&2
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check "schemathesis==$schemathesis_version"
+fi

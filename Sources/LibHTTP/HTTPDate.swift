@@ -12,29 +12,50 @@ public enum HTTPDate {
         format(secondsSince1970: time(nil))
     }
 
+    /// 0001-01-01T00:00:00Z through 9999-12-31T23:59:59Z: the instants an
+    /// IMF-fixdate's four-digit year can carry.
+    public static let representable = -62_135_596_800...253_402_300_799
+
+    /// Instants outside `representable` are written as its nearest end; the
+    /// year always has four digits (0997, not 997: found by the http-date
+    /// fuzz target).
     public static func format(secondsSince1970: Int) -> String {
-        var seconds = secondsSince1970
+        var seconds = min(max(secondsSince1970, representable.lowerBound), representable.upperBound)
         var parts = tm()
         guard gmtime_r(&seconds, &parts) != nil else { return "Thu, 01 Jan 1970 00:00:00 GMT" }
         let day = days[Int(parts.tm_wday) % 7]
         let month = months[Int(parts.tm_mon) % 12]
-        return "\(day), \(two(parts.tm_mday)) \(month) \(parts.tm_year + 1900) "
+        let year = String(Int(parts.tm_year) + 1900)
+        return "\(day), \(two(parts.tm_mday)) \(month) \(String(repeating: "0", count: max(0, 4 - year.count)) + year) "
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 
     /// "Sun, 06 Nov 1994 08:49:37 GMT" as seconds since 1970, or nil when
-    /// the text is not an IMF-fixdate.
+    /// the text is not an IMF-fixdate: exactly the grammar's digit counts,
+    /// so that no year (19084 or 99999999999999, say) can go past
+    /// `representable` or overflow the arithmetic below (found by the
+    /// http-date fuzz target).
     public static func secondsSince1970(imfFixdate text: String) -> Int? {
-        let parts = text.split(separator: " ")
-        guard parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT",
-              let day = Int(parts[1]), let monthIndex = months.firstIndex(of: String(parts[2])),
-              let year = Int(parts[3])
+        let parts = text.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 6, dayNames.contains(String(parts[0])), parts[5] == "GMT",
+              let day = digits(parts[1], count: 2), let monthIndex = months.firstIndex(of: String(parts[2])),
+              let year = digits(parts[3], count: 4), year >= 1
         else { return nil }
-        let clock = parts[4].split(separator: ":")
-        guard clock.count == 3, let hour = Int(clock[0]), let minute = Int(clock[1]), let second = Int(clock[2]),
+        let clock = parts[4].split(separator: ":", omittingEmptySubsequences: false)
+        guard clock.count == 3, let hour = digits(clock[0], count: 2), let minute = digits(clock[1], count: 2),
+              let second = digits(clock[2], count: 2),
               (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
         return daysSince1970(year: year, month: monthIndex + 1, day: day) * 86_400 + hour * 3600 + minute * 60 + second
+    }
+
+    private static let dayNames = days.map { $0 + "," }
+
+    /// The value of exactly `count` ASCII digits, else nil (no sign, no spaces).
+    private static func digits(_ text: Substring, count: Int) -> Int? {
+        guard text.utf8.count == count, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { return nil }
+        return Int(text)
     }
 
     /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's

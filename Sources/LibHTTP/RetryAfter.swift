@@ -21,7 +21,9 @@ public struct RetryAfter: Sendable, Hashable, CustomStringConvertible {
             return
         }
         guard let date = HTTPDate.secondsSince1970(imfFixdate: value) else { return nil }
-        self.init(seconds: date - now)
+        // A clock set absurdly far off must not trap: a date in its past is "now".
+        let (delay, overflow) = date.subtractingReportingOverflow(now)
+        self.init(seconds: overflow ? (now > date ? 0 : Int.max) : delay)
     }
 
     /// The field value to send: delay-seconds.

@@ -98,9 +98,13 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// A plain close when nothing unread is waiting, otherwise a graceful one.
+    /// Always a graceful close after an answer: a pipelining client may have
+    /// more requests in flight that are not in `buffer` yet, and closing on
+    /// them would reset the connection and destroy the answer just sent
+    /// before the client reads it (RFC 9112 §9.6; found by the http-connection
+    /// fuzz target).
     private func closing() -> Outcome {
-        buffer.isEmpty ? .close : .closeGracefully
+        .closeGracefully
     }
 
     /// Sends the server's own problem answer, after which the connection closes.

@@ -1,5 +1,4 @@
-@testable import LibHTTPServer
-@testable import LibNet
+import LibHTTP
 
 /// The client's `Retry-After` (delay-seconds or an HTTP-date, RFC 9110
 /// §10.2.3 and §5.6.7) and the server's `Date`: never a crash on any text or
@@ -23,17 +22,17 @@ enum HTTPDateProperty: FuzzProperty {
         // Years 0001-9999 are the ones IMF-fixdate can carry (4DIGIT).
         let representable = HTTPDate.representable.contains(clock)
         if representable {
-            guard let back = RetryAfter.secondsSince1970(imfFixdate: written) else {
+            guard let back = HTTPDate.secondsSince1970(imfFixdate: written) else {
                 return "the server's date '\(written)' does not parse"
             }
             guard back == clock else { return "'\(written)' reads back as \(back), not \(clock)" }
         }
-        if let instant = RetryAfter.secondsSince1970(imfFixdate: text) {
+        if let instant = HTTPDate.secondsSince1970(imfFixdate: text) {
             guard HTTPDate.representable.contains(instant) else {
                 return "'\(text)' was accepted as \(instant), outside years 1 to 9999"
             }
             let canonical = HTTPDate.format(secondsSince1970: instant)
-            guard RetryAfter.secondsSince1970(imfFixdate: canonical) == instant else {
+            guard HTTPDate.secondsSince1970(imfFixdate: canonical) == instant else {
                 return "'\(text)' means \(instant), but the server writes that as '\(canonical)'"
             }
         }

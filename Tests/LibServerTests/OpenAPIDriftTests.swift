@@ -1,0 +1,217 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// docs/openapi.yaml against what lib-server really does and what
+/// docs/PROTOCOL.md says: every route the server answers and every status
+/// its code can produce appear in the document, and every documented
+/// operation is one the server serves. (schemathesis, run by `make test`,
+/// checks the bodies, headers and content types of real answers.)
+@Suite struct OpenAPIDriftTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static let document = OpenAPIOutline(yaml: (try? String(contentsOf: root.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)) ?? "")
+
+    static let methods = ["GET", "PUT", "POST", "DELETE", "PATCH"]
+
+    @Test func theDocumentIsOpenAPI31WithOperations() {
+        #expect(Self.document.version == "3.1.0")
+        #expect(Self.document.operations.count >= 9)
+        for (operation, statuses) in Self.document.operations {
+            #expect(!statuses.isEmpty, "\(operation) documents no status")
+        }
+    }
+
+    /// Each documented operation is served (neither 404 for its path nor 405
+    /// for its method), and on each documented path the server's `Allow`
+    /// names exactly the documented methods.
+    @Test func everyRouteTheServerAnswersIsDocumentedAndBack() throws {
+        let demo = try DemoServer()
+        let alice = try demo.signIn("alice")
+        for path in Self.document.paths {
+            let target = path.replacingOccurrences(of: "{id}", with: "b-7")
+            let documented = Set(Self.document.operations.keys.filter { $0.path == path }.map(\.method))
+            for method in Self.methods {
+                // Signing out revokes the token it carries: give it one of its own.
+                let session = method == "DELETE" && path == "/v1/sessions/current" ? try demo.signIn("alice") : alice
+                let answer = try session.client.request(
+                    method, target, headers: [("Authorization", "Bearer \(session.token)"), ("Content-Type", "application/json")],
+                    body: method == "GET" || method == "DELETE" ? nil : "{}")
+                if documented.contains(method) {
+                    #expect(answer.status != 405 && !(answer.status == 404 && answer.problemDetail.hasPrefix("No such route")),
+                            "\(method) \(path) is documented but the server answers \(answer.status) \(answer.problemDetail)")
+                } else {
+                    #expect(answer.status == 405, "\(method) \(path) is not documented but the server answers \(answer.status)")
+                    let allowed = Set((answer.header("Allow") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                    #expect(allowed == documented, "\(path): the server allows \(allowed), the document \(documented)")
+                }
+            }
+        }
+        // A path nobody documented is not a route.
+        #expect(try alice.get("/v1/undocumented").status == 404)
+    }
+
+    /// Every route literal in the server's code (`"/v1/..."` or a route
+    /// array `["v1", ...]`) is a documented path.
+    @Test func everyRouteInTheServerCodeIsDocumented() throws {
+        let documented = Set(Self.document.paths.map { $0.replacingOccurrences(of: "{id}", with: "*") })
+        for route in try ServerCode.routes() {
+            let matched = documented.contains { pattern in Self.matches(route, pattern) }
+            #expect(matched, "the server code routes \(route), which docs/openapi.yaml does not document")
+        }
+    }
+
+    /// Every status the server's code writes as a literal appears in the document.
+    @Test func everyStatusInTheServerCodeIsDocumented() throws {
+        let documented = Set(Self.document.operations.values.flatMap { $0 })
+        let produced = try ServerCode.statuses()
+        #expect(produced.count >= 15, "the scan found only \(produced.keys.sorted())")
+        for (status, file) in produced.sorted(by: { $0.key < $1.key }) {
+            #expect(documented.contains(status), "\(file) produces \(status), which docs/openapi.yaml does not document")
+        }
+    }
+
+    /// The prose and the document describe the same operations.
+    @Test func protocolMarkdownAndTheDocumentNameTheSameOperations() throws {
+        let prose = try String(contentsOf: Self.root.appendingPathComponent("docs/PROTOCOL.md"), encoding: .utf8)
+        var described: Set<OpenAPIOutline.Operation> = []
+        for line in prose.split(separator: "\n") where line.hasPrefix("## `") || line.hasPrefix("### `") {
+            let heading = line.drop { $0 == "#" || $0 == " " || $0 == "`" }.prefix { $0 != "`" }.split(separator: " ")
+            guard heading.count == 2 else { continue }
+            let path = heading[1].split(separator: "[").first.map(String.init) ?? ""
+            described.insert(.init(method: String(heading[0]), path: path))
+        }
+        #expect(!described.isEmpty)
+        #expect(described == Set(Self.document.operations.keys),
+                "PROTOCOL.md: \(described.map(\.description).sorted()); openapi.yaml: \(Self.document.operations.keys.map(\.description).sorted())")
+    }
+
+    /// `/v1/books/b-7/history` against `/v1/books/*/history`: one segment per `*`.
+    static func matches(_ route: String, _ pattern: String) -> Bool {
+        let a = route.split(separator: "/"), b = pattern.split(separator: "/")
+        return a.count == b.count && zip(a, b).allSatisfy { $0 == $1 || $1 == "*" || $0 == "*" }
+    }
+}
+
+/// The part of docs/openapi.yaml the drift tests need: its paths, their
+/// operations and each operation's statuses. The document is written in
+/// block style with two-space indentation, which is all this reads.
+struct OpenAPIOutline {
+    struct Operation: Hashable, CustomStringConvertible {
+        let method: String
+        let path: String
+        var description: String { "\(method) \(path)" }
+    }
+
+    var version = ""
+    var paths: [String] = []
+    var operations: [Operation: Set<Int>] = [:]
+
+    init(yaml: String) {
+        var inPaths = false
+        var path: String?
+        var operation: Operation?
+        var inResponses = false
+        for rawLine in yaml.split(separator: "\n", omittingEmptySubsequences: true) {
+            let line = String(rawLine)
+            let indent = line.prefix { $0 == " " }.count
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if text.hasPrefix("#") || text.isEmpty { continue }
+            if indent == 0 {
+                inPaths = text == "paths:"
+                if text.hasPrefix("openapi:") { version = text.dropFirst(8).trimmingCharacters(in: .whitespaces) }
+                continue
+            }
+            guard inPaths else { continue }
+            let key = text.split(separator: ":", maxSplits: 1).first.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) } ?? ""
+            switch indent {
+            case 2:
+                path = key
+                paths.append(key)
+                operation = nil
+            case 4:
+                inResponses = false
+                if let path, ["get", "put", "post", "delete", "patch", "head", "options"].contains(key) {
+                    operation = Operation(method: key.uppercased(), path: path)
+                    operations[operation!] = []
+                } else {
+                    operation = nil
+                }
+            case 6:
+                inResponses = operation != nil && key == "responses"
+            case 8:
+                if inResponses, let operation, let status = Int(key) { operations[operation, default: []].insert(status) }
+            default:
+                break
+            }
+        }
+    }
+}
+
+/// What lib-server's source says it answers, read from Sources/LibServer and
+/// Sources/LibHTTPServer.
+enum ServerCode {
+    static let directories = ["Sources/LibServer", "Sources/LibHTTPServer"]
+
+    static func files() throws -> [(name: String, text: String)] {
+        var result: [(String, String)] = []
+        for directory in directories {
+            let url = OpenAPIDriftTests.root.appendingPathComponent(directory)
+            let names = try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.hasSuffix(".swift") }.sorted()
+            for name in names {
+                // The reason-phrase table names every status HTTP has; the fault
+                // routes (tests only) answer what a test asks for.
+                if name == "HTTPStatus.swift" || name.hasPrefix("Fault") { continue }
+                result.append(("\(directory)/\(name)", try String(contentsOf: url.appendingPathComponent(name), encoding: .utf8)))
+            }
+        }
+        return result
+    }
+
+    /// Status literals: `status: 412`, `.json(201, ...)`, `status == 304 ? ...`.
+    static func statuses() throws -> [Int: String] {
+        let pattern = try NSRegularExpression(pattern: #"(?:status:\s*|\.json\(\s*|status\s*==\s*|\?\s*)([1-5][0-9][0-9])\b"#)
+        var found: [Int: String] = [:]
+        for (name, text) in try files() {
+            for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                let line = String(line)
+                for match in pattern.matches(in: line, range: NSRange(line.startIndex..., in: line)) {
+                    if let range = Range(match.range(at: 1), in: line), let status = Int(line[range]), status >= 200 {
+                        found[status] = found[status] ?? name
+                    }
+                }
+            }
+            // Ternaries between two statuses: `live == nil ? 201 : 200`.
+            let ternary = try NSRegularExpression(pattern: #"\?\s*([1-5][0-9][0-9])\s*:\s*([1-5][0-9][0-9])"#)
+            for match in ternary.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                for group in 1...2 {
+                    if let range = Range(match.range(at: group), in: text), let status = Int(text[range]) { found[status] = found[status] ?? name }
+                }
+            }
+        }
+        return found
+    }
+
+    /// Route literals: `"/v1/books"`-like strings and `["v1", "books", ...]` arrays
+    /// (a non-literal element becomes `*`).
+    static func routes() throws -> Set<String> {
+        let slashed = try NSRegularExpression(pattern: #""(/v1/[A-Za-z0-9_/{}-]*)""#)
+        let array = try NSRegularExpression(pattern: #"\[\s*"v1"\s*(,\s*[^\],]+)*\]"#)
+        var found: Set<String> = []
+        for (_, text) in try files() {
+            for match in slashed.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                if let range = Range(match.range(at: 1), in: text) {
+                    found.insert(String(text[range]).replacingOccurrences(of: #"\{[^}]*\}"#, with: "*", options: .regularExpression))
+                }
+            }
+            for match in array.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                guard let range = Range(match.range, in: text) else { continue }
+                let elements = text[range].dropFirst().dropLast().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                let segments = elements.map { $0.hasPrefix("\"") && $0.hasSuffix("\"") ? String($0.dropFirst().dropLast()) : "*" }
+                found.insert("/" + segments.joined(separator: "/"))
+            }
+        }
+        return found
+    }
+}
