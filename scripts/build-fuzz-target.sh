@@ -108,6 +108,8 @@ for m in "${ordered[@]}"; do
         "$SWIFTC" "${swift_flags[@]}" "${include_flags[@]}" -module-name "$m" -wmo -num-threads 0 \
           -emit-module -emit-module-path "$out/modules/$m.swiftmodule" \
           -c -o "$obj" "${sources[@]}"
+        # swiftc leaves an unchanged object as it was, mtime included.
+        touch "$obj"
       fi
       objects+=("$obj")
       ;;

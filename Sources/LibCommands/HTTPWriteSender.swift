@@ -101,11 +101,22 @@ struct HTTPWriteSender: WriteSender {
                 kind: .serverError(status: 409, reason: "Conflict", retryAfter: response.retryAfter), endpoint: api.endpoint)
             return temporary(failure)
         case 429, 500...599, 300...399:
-            guard let failure = api.failure(for: response) else { return .rejected(problem: response.problemDetail) }
+            guard let failure = api.failure(for: response) else { return notTheServers(response) }
             return temporary(failure)
-        default:
+        case 400...499:
             return .rejected(problem: response.problemDetail)
+        default:
+            return notTheServers(response)
         }
+    }
+
+    /// A 304 to a write, a 1xx as the final answer, a status outside
+    /// 100-599: nothing the library server sends, so nothing that may drop
+    /// the write (found by the client-answer fuzz target, which saw a write
+    /// rejected on "HTTP/1.1 3").
+    private mutating func notTheServers(_ response: HTTPResponse) -> WriteOutcome {
+        temporary(TransportFailure(kind: .notFromLibraryServer(seen: response.seen), endpoint: api.endpoint,
+                                   proxy: response.proxy))
     }
 
     /// What keeps an answer that would settle `item` from proving it came

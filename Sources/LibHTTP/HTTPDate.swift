@@ -44,9 +44,20 @@ public enum HTTPDate {
         let clock = parts[4].split(separator: ":", omittingEmptySubsequences: false)
         guard clock.count == 3, let hour = digits(clock[0], count: 2), let minute = digits(clock[1], count: 2),
               let second = digits(clock[2], count: 2),
-              (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
+              (1...daysIn(month: monthIndex + 1, year: year)).contains(day),
+              (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
-        return daysSince1970(year: year, month: monthIndex + 1, day: day) * 86_400 + hour * 3600 + minute * 60 + second
+        let instant = daysSince1970(year: year, month: monthIndex + 1, day: day) * 86_400 + hour * 3600 + minute * 60 + second
+        // A leap second on 9999-12-31 would be the first instant of year 10000.
+        return representable.contains(instant) ? instant : nil
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     private static let dayNames = days.map { $0 + "," }

@@ -22,6 +22,8 @@ import Testing
 
     @Test func refusesWhatIsNotAnIMFFixdate() {
         #expect(HTTPDate.secondsSince1970(imfFixdate: "Sun, 06 Nov 1994 08:49:37 GMT") == 784_111_777)
+        #expect(HTTPDate.secondsSince1970(imfFixdate: "Tue, 29 Feb 2000 00:00:00 GMT") == 951_782_400)
+        #expect(HTTPDate.secondsSince1970(imfFixdate: "Sat, 31 Dec 2016 23:59:60 GMT") == 1_483_228_800)
         for text in [
             "Sun, 06 Nov 99999 08:49:37 GMT",  // five-digit year
             "Sun, 06 Nov 19084 9:49:37 GMT",
@@ -34,6 +36,10 @@ import Testing
             "Sun,  06 Nov 1994 08:49:37 GMT",
             "Sunday, 06 Nov 1994 08:49:37 GMT",
             "Sun, 06 Nov 1994 08:49:37 UTC",
+            "Fri, 31 Dec 9999 23:59:60 GMT",  // a leap second into year 10000 (fuzz finding)
+            "Sun, 30 Feb 2000 08:49:37 GMT",
+            "Sun, 29 Feb 1900 08:49:37 GMT",
+            "Sun, 31 Apr 2000 08:49:37 GMT",
         ] {
             #expect(HTTPDate.secondsSince1970(imfFixdate: text) == nil, "\(text)")
         }
