@@ -52,6 +52,103 @@ import TestSupport
         #expect(try alice.get("/v1/undocumented").status == 404)
     }
 
+    /// Requests chosen to bring out each answer an operation has: the server
+    /// gives the answer the probe expects, and the document lists that status
+    /// for that operation (the scan of the code below cannot tell which
+    /// operation a status belongs to; schemathesis only meets the answers its
+    /// generated requests happen to get).
+    @Test func eachOperationsAnswersAreDocumentedForIt() throws {
+        let demo = try DemoServer()
+        let alice = try demo.signIn("alice"), carol = try demo.signIn("carol")
+        let etag = try alice.etag(of: "b-7")
+        let dune = #"{"id":"b-7","title":"Dune","author":"Frank Herbert","year":1965,"copies":2,"tags":[]}"#
+        let json = ("Content-Type", "application/json")
+        func send(_ method: String, _ target: String, as session: SignedInClient? = nil, _ headers: [(String, String)] = [],
+                  body: String? = nil) throws -> HTTPTestResponse {
+            let auth = session.map { [("Authorization", "Bearer \($0.token)")] } ?? []
+            return try demo.client().request(method, target, headers: auth + headers, body: body)
+        }
+        let key = UUID().uuidString
+        let probes: [(operation: String, status: Int, answer: () throws -> HTTPTestResponse)] = [
+            ("POST /v1/sessions", 201, { try send("POST", "/v1/sessions", [json], body: #"{"username":"bob","password":"bob-demo"}"#) }),
+            ("POST /v1/sessions", 400, { try send("POST", "/v1/sessions", [json], body: "[]") }),
+            ("POST /v1/sessions", 400, { try send("POST", "/v1/sessions", [json], body: "{}") }),
+            ("POST /v1/sessions", 400, { try send("POST", "/v1/sessions", [json], body: "{") }),
+            ("POST /v1/sessions", 401, { try send("POST", "/v1/sessions", [json], body: #"{"username":"bob","password":"no"}"#) }),
+            ("POST /v1/sessions", 415, { try send("POST", "/v1/sessions", [("Content-Type", "text/plain")], body: "{}") }),
+            ("DELETE /v1/sessions/current", 204, { try send("DELETE", "/v1/sessions/current", as: try demo.signIn("bob")) }),
+            ("DELETE /v1/sessions/current", 401, { try send("DELETE", "/v1/sessions/current") }),
+            ("GET /v1/me", 200, { try send("GET", "/v1/me", as: alice) }),
+            ("GET /v1/me", 401, { try send("GET", "/v1/me", [("Authorization", "Bearer lbt_unknown")]) }),
+            ("GET /v1/books", 200, { try send("GET", "/v1/books?limit=2", as: alice) }),
+            ("GET /v1/books", 400, { try send("GET", "/v1/books?limit=0", as: alice) }),
+            ("GET /v1/books", 401, { try send("GET", "/v1/books") }),
+            ("GET /v1/books/{id}", 200, { try send("GET", "/v1/books/b-7", as: alice) }),
+            ("GET /v1/books/{id}", 304, { try send("GET", "/v1/books/b-7", as: alice, [("If-None-Match", etag)]) }),
+            ("GET /v1/books/{id}", 412, { try send("GET", "/v1/books/b-7", as: alice, [("If-Match", #""0-none""#)]) }),
+            ("GET /v1/books/{id}", 400, { try send("GET", "/v1/books/b-7", as: alice, [("If-Match", "b-7")]) }),
+            ("GET /v1/books/{id}", 400, { try send("GET", "/v1/books/b!7", as: alice) }),
+            ("GET /v1/books/{id}", 404, { try send("GET", "/v1/books/b-999", as: alice) }),
+            ("GET /v1/books/{id}/history", 200, { try send("GET", "/v1/books/b-7/history", as: alice) }),
+            ("GET /v1/books/{id}/history", 404, { try send("GET", "/v1/books/b-999/history", as: alice) }),
+            ("GET /v1/schemas/book", 200, { try send("GET", "/v1/schemas/book", as: alice) }),
+            ("GET /v1/schemas/book", 304, {
+                let tag = try send("GET", "/v1/schemas/book", as: alice).header("ETag") ?? "*"
+                return try send("GET", "/v1/schemas/book", as: alice, [("If-None-Match", tag)])
+            }),
+            ("PUT /v1/books/{id}", 400, { try send("PUT", "/v1/books/b-7", as: alice, [json, ("If-Match", etag)], body: dune) }),
+            ("PUT /v1/books/{id}", 401, { try send("PUT", "/v1/books/b-7", [json, ("Idempotency-Key", UUID().uuidString)], body: dune) }),
+            ("PUT /v1/books/{id}", 403, {
+                try send("PUT", "/v1/books/b-7", as: carol, [json, ("If-Match", etag), ("Idempotency-Key", UUID().uuidString)], body: dune)
+            }),
+            ("PUT /v1/books/{id}", 412, {
+                try send("PUT", "/v1/books/b-7", as: alice, [json, ("If-Match", #""0-none""#), ("Idempotency-Key", UUID().uuidString)], body: dune)
+            }),
+            ("PUT /v1/books/{id}", 415, {
+                try send("PUT", "/v1/books/b-7", as: alice, [("Content-Type", "text/plain"), ("If-Match", etag), ("Idempotency-Key", UUID().uuidString)], body: dune)
+            }),
+            ("PUT /v1/books/{id}", 422, {
+                try send("PUT", "/v1/books/b-7", as: alice, [json, ("If-Match", etag), ("Idempotency-Key", UUID().uuidString)], body: #"{"id":"b-7","year":"x"}"#)
+            }),
+            ("PUT /v1/books/{id}", 428, { try send("PUT", "/v1/books/b-7", as: alice, [json, ("Idempotency-Key", UUID().uuidString)], body: dune) }),
+            ("PUT /v1/books/{id}", 201, {
+                try send("PUT", "/v1/books/b-new", as: alice, [json, ("If-None-Match", "*"), ("Idempotency-Key", UUID().uuidString)],
+                         body: dune.replacingOccurrences(of: "b-7", with: "b-new"))
+            }),
+            ("PUT /v1/books/{id}", 200, { try send("PUT", "/v1/books/b-7", as: alice, [json, ("If-Match", etag), ("Idempotency-Key", key)], body: dune) }),
+            ("DELETE /v1/books/{id}", 422, { try send("DELETE", "/v1/books/b-7", as: alice, [("If-Match", etag), ("Idempotency-Key", key)]) }),
+            ("DELETE /v1/books/{id}", 428, { try send("DELETE", "/v1/books/b-3", as: alice, [("Idempotency-Key", UUID().uuidString)]) }),
+            ("DELETE /v1/books/{id}", 412, {
+                try send("DELETE", "/v1/books/b-3", as: alice, [("If-Match", #""0-none""#), ("Idempotency-Key", UUID().uuidString)])
+            }),
+            ("DELETE /v1/books/{id}", 404, { try send("DELETE", "/v1/books/b-999", as: alice, [("If-Match", "*"), ("Idempotency-Key", UUID().uuidString)]) }),
+            ("DELETE /v1/books/{id}", 204, { try send("DELETE", "/v1/books/b-3", as: alice, [("If-Match", "*"), ("Idempotency-Key", UUID().uuidString)]) }),
+        ]
+        for probe in probes {
+            let parts = probe.operation.split(separator: " ").map(String.init)
+            let answer = try probe.answer()
+            #expect(answer.status == probe.status, "\(probe.operation): \(answer.status) \(answer.problemDetail), not \(probe.status)")
+            let documented = Self.document.operations[.init(method: parts[0], path: parts[1])] ?? []
+            #expect(documented.contains(answer.status), "\(probe.operation) answers \(answer.status), which docs/openapi.yaml does not list for it")
+        }
+        #expect(Set(probes.map(\.operation)) == Set(Self.document.operations.keys.map(\.description)), "an operation has no probe")
+    }
+
+    /// The HTTP layer's own answers (before any route) are listed on every operation.
+    @Test func theHTTPLayersAnswersAreListedOnEveryOperation() throws {
+        let demo = try DemoServer(extraArguments: ["--max-connections-per-peer", "1"])
+        let first = try demo.client()
+        _ = try first.request("GET", "/v1/me")
+        let second = try demo.client()
+        let refused = try second.readResponse()
+        #expect(refused.status == 429 && refused.header("Retry-After") != nil, "\(refused.status) \(refused.text)")
+        for (operation, statuses) in Self.document.operations {
+            for status in [400, 405, 408, 413, 429, 431, 500, 501, 503, 505] {
+                #expect(statuses.contains(status), "\(operation) does not list \(status)")
+            }
+        }
+    }
+
     /// Every route literal in the server's code (`"/v1/..."` or a route
     /// array `["v1", ...]`) is a documented path.
     @Test func everyRouteInTheServerCodeIsDocumented() throws {
