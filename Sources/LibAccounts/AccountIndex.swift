@@ -37,14 +37,14 @@ public struct AccountIndex: Sendable, Equatable {
     public static func load(from configDirectory: String) throws(AccountFileError) -> AccountIndex {
         let list = try PrivateFile.read(configDirectory + "/accounts") ?? ""
         var accounts: [Account] = []
-        for line in list.split(separator: "\n") {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        for line in list.split(separator: "\n" as Character) {
+            let fields = line.split(separator: "\t" as Character, omittingEmptySubsequences: false).map(String.init)
             guard fields.count >= 4, let origin = try? ServerOrigin(parsing: fields[1]) else {
                 throw AccountFileError.malformed(path: configDirectory + "/accounts", line: String(line))
             }
             accounts.append(Account(origin: origin, userID: fields[2], username: fields[3]))
         }
-        let current = try PrivateFile.read(configDirectory + "/current")?.split(separator: "\n").first.map(String.init)
+        let current = try PrivateFile.read(configDirectory + "/current")?.split(separator: "\n" as Character).first.map(String.init)
         return AccountIndex(accounts: accounts, currentName: current)
     }
 

@@ -74,8 +74,9 @@ public enum PrivateFile {
     /// Makes the directory and any missing parents, each 0700.
     public static func makeDirectory(_ path: String) throws(AccountFileError) {
         var current = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            current += "/" + component
+        for component in path.split(separator: "/" as Character) {
+            current += "/"
+            current.append(contentsOf: component)
             if mkdir(current, 0o700) == 0 {
                 chmod(current, 0o700)
             } else if errno != EEXIST {

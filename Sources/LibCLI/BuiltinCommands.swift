@@ -1,9 +1,11 @@
 /// The handlers LibCLI itself provides: `help`, `completion`, and the hidden
 /// `__complete` and `__man`.
 public enum BuiltinCommands {
-    public static func handlers(registry: CommandRegistry) -> [String: CommandHandler] {
-        [
-            HelpSyntax.command.name: { parsed, context in
+    /// The handler of the built-in command with this name, if it is one.
+    public static func handler(named name: String, registry: CommandRegistry) -> CommandHandler? {
+        switch name {
+        case HelpSyntax.name:
+            return { parsed, context in
                 let help = HelpText(registry: registry)
                 if let name = parsed.argument(HelpSyntax.topic), let command = registry.command(named: name) {
                     context.standardOutput.write(help.commandHelp(command))
@@ -11,15 +13,17 @@ public enum BuiltinCommands {
                     context.standardOutput.write(help.programHelp())
                 }
                 return .success
-            },
-            CompletionSyntax.command.name: { parsed, context in
+            }
+        case CompletionSyntax.name:
+            return { parsed, context in
                 guard let name = parsed.argument(CompletionSyntax.shell), let shell = Shell(rawValue: name) else {
                     throw UsageError("missing argument SHELL for 'completion'", command: CompletionSyntax.command.name)
                 }
                 context.standardOutput.write(shell.completionScript(for: registry))
                 return .success
-            },
-            CompleteSyntax.command.name: { parsed, context in
+            }
+        case CompleteSyntax.name:
+            return { parsed, context in
                 let prefix = parsed.argument(CompleteSyntax.prefix) ?? ""
                 let candidates: [String]
                 switch parsed.argument(CompleteSyntax.topic).flatMap(CompleteSyntax.Topic.init(rawValue:)) {
@@ -37,11 +41,14 @@ public enum BuiltinCommands {
                     context.standardOutput.write(candidates.joined(separator: "\n") + "\n")
                 }
                 return .success
-            },
-            ManualSyntax.command.name: { _, context in
+            }
+        case ManualSyntax.name:
+            return { _, context in
                 context.standardOutput.write(ManualPage(registry: registry).render())
                 return .success
-            },
-        ]
+            }
+        default:
+            return nil
+        }
     }
 }

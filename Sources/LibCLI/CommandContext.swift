@@ -41,11 +41,13 @@ public struct CommandContext: Sendable {
     }
 
     /// The context of the running process: its streams and environment.
-    public static func live() -> CommandContext {
+    public static func live(
+        standardOutput: OutputChannel = .standardOutput(), standardError: OutputChannel = .standardError()
+    ) -> CommandContext {
         CommandContext(
             standardInput: .standardInput(),
-            standardOutput: .standardOutput(),
-            standardError: .standardError(),
+            standardOutput: standardOutput,
+            standardError: standardError,
             environment: ProcessEnvironment.current())
     }
 

@@ -6,67 +6,105 @@ import Glibc
 /// once the handlers are given. A command declared in the registry without a
 /// handler parses fully (so usage errors work) and then says it is not
 /// implemented yet.
+///
+/// Nothing is built before it is needed: the handler of the one command
+/// named, its context once the line has parsed. `lib --version` runs in
+/// every shell prompt's neighbourhood and pays for nothing else.
 public struct CommandDispatcher: Sendable {
     public let registry: CommandRegistry
     /// By command name; these take precedence over LibCLI's built-in ones.
-    public let handlers: [String: CommandHandler]
+    private let givenHandler: @Sendable (String) -> CommandHandler?
 
     public init(registry: CommandRegistry = .lib, handlers: [String: CommandHandler] = [:]) {
+        self.init(registry: registry) { handlers[$0] }
+    }
+
+    public init(registry: CommandRegistry = .lib, handler: @escaping @Sendable (_ command: String) -> CommandHandler?) {
         self.registry = registry
-        self.handlers = BuiltinCommands.handlers(registry: registry).merging(handlers) { _, given in given }
+        self.givenHandler = handler
+    }
+
+    /// The handler that runs this command: the one given, else LibCLI's own.
+    public func handler(named name: String) -> CommandHandler? {
+        givenHandler(name) ?? BuiltinCommands.handler(named: name, registry: registry)
     }
 
     /// Runs the arguments after the program name; writes through the context
     /// and returns the exit status. Never throws: errors become their report.
     public func run(_ arguments: [String], context: CommandContext) -> ExitCode {
+        run(arguments, output: context.standardOutput, errors: context.standardError, makeContext: { context })
+    }
+
+    /// `run`, making the context (its environment, its services) only for a
+    /// command that runs or an error to report: `--version` and help only print.
+    private func run(
+        _ arguments: [String], output: OutputChannel, errors: OutputChannel, makeContext: () -> CommandContext
+    ) -> ExitCode {
         // Known before parsing, so that a usage error is JSON too.
         let beforeEnd = arguments.prefix { $0 != "--" }
-        var reporting = GlobalOptions(
+        let reporting = GlobalOptions(
             json: beforeEnd.contains(GlobalOptionsSyntax.json.longForm), noColor: beforeEnd.contains(GlobalOptionsSyntax.noColor.longForm))
         do {
             switch try CommandLineParser(registry: registry).parse(arguments) {
             case .version:
-                context.standardOutput.write("\(ProgramInfo.name) \(ProgramInfo.version)\n")
+                output.write("\(ProgramInfo.name) \(ProgramInfo.version)\n")
                 return .success
             case .help(let command):
                 let help = HelpText(registry: registry)
-                context.standardOutput.write(command.map(help.commandHelp) ?? help.programHelp())
+                output.write(command.map(help.commandHelp) ?? help.programHelp())
                 return .success
             case .missingCommand:
-                context.standardError.write(HelpText(registry: registry).shortUsage())
+                errors.write(HelpText(registry: registry).shortUsage())
                 return .usage
             case .run(let parsed):
-                guard let handler = handlers[parsed.name] else {
-                    throw CommandFailure("'\(parsed.name)' is not implemented yet")
-                }
-                var context = context
-                context.globalOptions = parsed.globalOptions
-                reporting = parsed.globalOptions
-                return try handler(parsed, context)
+                return runCommand(parsed, context: makeContext())
             }
         } catch {
-            let report = ErrorReport(for: error)
-            // Under -q a temporary failure says nothing: the commands that
-            // know how long writes have waited (push) speak for themselves.
-            if !(reporting.quiet && report.exitCode == .temporaryFailure) {
-                var errorContext = context
-                errorContext.globalOptions = reporting
-                context.standardError.write(report.rendered(reporting, painter: errorContext.errorPainter))
-            }
-            return report.exitCode
+            return report(error, reporting, context: makeContext())
         }
     }
 
+    private func runCommand(_ parsed: ParsedCommand, context: CommandContext) -> ExitCode {
+        do {
+            guard let handler = handler(named: parsed.name) else {
+                throw CommandFailure("'\(parsed.name)' is not implemented yet")
+            }
+            var context = context
+            context.globalOptions = parsed.globalOptions
+            return try handler(parsed, context)
+        } catch {
+            return report(error, parsed.globalOptions, context: context)
+        }
+    }
+
+    /// Writes the error's report on standard error and returns its exit status.
+    private func report(_ error: any Error, _ reporting: GlobalOptions, context: CommandContext) -> ExitCode {
+        let report = ErrorReport(for: error)
+        // Under -q a temporary failure says nothing: the commands that
+        // know how long writes have waited (push) speak for themselves.
+        if !(reporting.quiet && report.exitCode == .temporaryFailure) {
+            var errorContext = context
+            errorContext.globalOptions = reporting
+            context.standardError.write(report.rendered(reporting, painter: errorContext.errorPainter))
+        }
+        return report.exitCode
+    }
+
     /// Runs the process's own command line and exits with its status: all
-    /// that `main.swift` does.
-    public func runAsMain(completionSource: any CompletionSource = NoResourcePaths(),
-                          services: CommandServices = CommandServices()) -> Never {
-        var context = CommandContext.live()
-        context.completionSource = completionSource
-        context.services = services
-        let status = run(Array(CommandLine.arguments.dropFirst()), context: context)
-        context.standardOutput.flush()
-        context.standardError.flush()
+    /// that `main.swift` does. The completion source and the services are made only for a command
+    /// that runs.
+    public func runAsMain(completionSource: @autoclosure () -> any CompletionSource = NoResourcePaths(),
+                          services: @autoclosure () -> CommandServices = CommandServices()) -> Never {
+        let output = OutputChannel.standardOutput()
+        let errors = OutputChannel.standardError()
+        let status = run(Array(CommandLine.arguments.dropFirst()), output: output, errors: errors) {
+            var context = CommandContext.live(standardOutput: output, standardError: errors)
+            context.completionSource = completionSource()
+            context.services = services()
+            return context
+        }
+        output.flush()
+        errors.flush()
         exit(status.rawValue)
     }
 }

@@ -30,11 +30,11 @@ public struct CommandLineParser: Sendable {
         let globals = collectors.globals
 
         let commandName = tokens.next()
-        if globals.values[GlobalOptionsSyntax.help.name] != nil {
+        if globals.value(of: GlobalOptionsSyntax.help.name) != nil {
             guard let commandName else { return .help(nil) }
             return .help(try command(named: commandName))
         }
-        if globals.values[GlobalOptionsSyntax.version.name] != nil { return .version }
+        if globals.value(of: GlobalOptionsSyntax.version.name) != nil { return .version }
         guard let commandName else { return .missingCommand }
         let command = try command(named: commandName)
         let rest = tokens.remaining
@@ -73,9 +73,9 @@ public struct CommandLineParser: Sendable {
             optionValues: collectors.command?.values ?? [:], argumentValues: assigned)
     }
 
-    private func assign(_ values: [String], to command: CommandSpec) throws(UsageError) -> [String: [String]] {
+    private func assign(_ values: [String], to command: CommandSpec) throws(UsageError) -> NamedValues<[String]> {
         var remaining = values[...]
-        var assigned: [String: [String]] = [:]
+        var assigned = NamedValues<[String]>()
         for argument in command.arguments {
             let taken: [String]
             switch argument.arity {
@@ -250,14 +250,14 @@ public struct CommandLineParser: Sendable {
 
     private func globalOptions(from collector: OptionCollector) -> GlobalOptions {
         var account: String?
-        if case .text(let text)? = collector.values[GlobalOptionsSyntax.account.name] { account = text }
+        if case .text(let text)? = collector.value(of: GlobalOptionsSyntax.account.name) { account = text }
         var verbosity = 0
-        if case .count(let count)? = collector.values[GlobalOptionsSyntax.verbose.name] { verbosity = count }
+        if case .count(let count)? = collector.value(of: GlobalOptionsSyntax.verbose.name) { verbosity = count }
         return GlobalOptions(
             account: account,
-            json: collector.values[GlobalOptionsSyntax.json.name] != nil,
-            quiet: collector.values[GlobalOptionsSyntax.quiet.name] != nil,
-            noColor: collector.values[GlobalOptionsSyntax.noColor.name] != nil,
+            json: collector.value(of: GlobalOptionsSyntax.json.name) != nil,
+            quiet: collector.value(of: GlobalOptionsSyntax.quiet.name) != nil,
+            noColor: collector.value(of: GlobalOptionsSyntax.noColor.name) != nil,
             verbosity: verbosity)
     }
 

@@ -4,34 +4,63 @@ struct OptionCollector {
     /// The command whose help a usage error points to, or `nil` for lib's.
     var scope: String?
     let exclusiveGroups: [[String]]
-    private(set) var values: [String: OptionValue] = [:]
-    /// How each recorded option was typed (`-q` or `--quiet`), for messages.
-    private var spellings: [String: String] = [:]
+    /// The newest first, each pointing to the one before.
+    private var newest: RecordedOption?
 
     init(scope: String?, exclusiveGroups: [[String]]) {
         self.scope = scope
         self.exclusiveGroups = exclusiveGroups
     }
 
+    /// The value of the option with this long name, if it was given.
+    func value(of name: String) -> OptionValue? {
+        recorded(name)?.value
+    }
+
+    /// Every option given, by long name, in the order given.
+    var values: NamedValues<OptionValue> {
+        var newestFirst: [RecordedOption] = []
+        _ = first { newestFirst.append($0); return false }
+        var values = NamedValues<OptionValue>()
+        // A counted flag has a record per time given; its newest holds the count.
+        for option in newestFirst.reversed() where values[option.name] == nil {
+            values[option.name] = value(of: option.name)
+        }
+        return values
+    }
+
     mutating func record(_ option: OptionSpec, spelling: String, text: String?) throws(UsageError) {
+        let earlier = recorded(option.name)
         if option.isCounted {
-            if case .count(let count)? = values[option.name] {
-                values[option.name] = .count(count + 1)
-            } else {
-                values[option.name] = .count(1)
-            }
+            var count = 1
+            if case .count(let given)? = earlier?.value { count = given + 1 }
+            newest = RecordedOption(name: option.name, value: .count(count), spelling: spelling, earlier: newest)
             return
         }
-        if values[option.name] != nil {
+        if earlier != nil {
             throw UsageError("option '\(spelling)' given twice", command: scope)
         }
         if let group = exclusiveGroups.first(where: { $0.contains(option.name) }),
-           let earlier = group.first(where: { values[$0] != nil }) {
-            let earlierSpelling = spellings[earlier] ?? "--" + earlier
-            throw UsageError("'\(earlierSpelling)' and '\(spelling)' cannot be used together", command: scope)
+           let other = first(where: { group.contains($0.name) }) {
+            throw UsageError("'\(other.spelling)' and '\(spelling)' cannot be used together", command: scope)
         }
-        values[option.name] = try Self.value(of: option, spelling: spelling, text: text, scope: scope)
-        spellings[option.name] = spelling
+        let value = try Self.value(of: option, spelling: spelling, text: text, scope: scope)
+        newest = RecordedOption(name: option.name, value: value, spelling: spelling, earlier: newest)
+    }
+
+    /// The latest record of the option with this long name.
+    private func recorded(_ name: String) -> RecordedOption? {
+        first { $0.name == name }
+    }
+
+    /// The newest record that matches.
+    private func first(where matches: (RecordedOption) -> Bool) -> RecordedOption? {
+        var option = newest
+        while let current = option {
+            if matches(current) { return current }
+            option = current.earlier
+        }
+        return nil
     }
 
     private static func value(of option: OptionSpec, spelling: String, text: String?, scope: String?) throws(UsageError) -> OptionValue {
@@ -54,5 +83,23 @@ struct OptionCollector {
             }
             return .text(text)
         }
+    }
+}
+
+/// One option as given: a node of an immutable list rather than an array's
+/// element, so that recording it builds no generic type at run time (an
+/// array of structs here cost 8% of `lib --version`).
+private final class RecordedOption: Sendable {
+    let name: String
+    let value: OptionValue
+    /// How it was typed (`-q` or `--quiet`), for messages.
+    let spelling: String
+    let earlier: RecordedOption?
+
+    init(name: String, value: OptionValue, spelling: String, earlier: RecordedOption?) {
+        self.name = name
+        self.value = value
+        self.spelling = spelling
+        self.earlier = earlier
     }
 }

@@ -83,7 +83,9 @@ public final class OutputBuffer: TextSink {
 final class FileDescriptorSink: TextSink {
     private let descriptor: Int32
     private let buffered: Bool
-    private let pending = Mutex<[UInt8]>([])
+    /// A String rather than bytes: its storage is no generic type for the
+    /// runtime to build at start-up.
+    private let pending = Mutex("")
     private static let bufferLimit = 64 * 1024
 
     init(_ descriptor: Int32, buffered: Bool) {
@@ -93,8 +95,8 @@ final class FileDescriptorSink: TextSink {
 
     func write(_ text: String) {
         pending.withLock { bytes in
-            bytes.append(contentsOf: text.utf8)
-            if !buffered || bytes.count >= Self.bufferLimit { drain(&bytes) }
+            bytes += text
+            if !buffered || bytes.utf8.count >= Self.bufferLimit { drain(&bytes) }
         }
     }
 
@@ -104,9 +106,9 @@ final class FileDescriptorSink: TextSink {
 
     /// Writes all of `bytes`, retrying short writes and EINTR; gives up on
     /// other errors (a closed pipe), as there is nowhere left to report them.
-    private func drain(_ bytes: inout [UInt8]) {
+    private func drain(_ bytes: inout String) {
         var offset = 0
-        bytes.withUnsafeBytes { raw in
+        bytes.withUTF8 { raw in
             guard let base = raw.baseAddress else { return }
             while offset < raw.count {
                 let written = Glibc.write(descriptor, base + offset, raw.count - offset)

@@ -6,13 +6,13 @@ public struct ParsedCommand: Sendable {
     public let command: CommandSpec
     public let globalOptions: GlobalOptions
     /// By option long name.
-    public let optionValues: [String: OptionValue]
+    public let optionValues: NamedValues<OptionValue>
     /// By argument placeholder, in the order given.
-    public let argumentValues: [String: [String]]
+    public let argumentValues: NamedValues<[String]>
 
     public init(
         command: CommandSpec, globalOptions: GlobalOptions = GlobalOptions(),
-        optionValues: [String: OptionValue] = [:], argumentValues: [String: [String]] = [:]
+        optionValues: NamedValues<OptionValue> = [:], argumentValues: NamedValues<[String]> = [:]
     ) {
         self.command = command
         self.globalOptions = globalOptions

@@ -5,7 +5,10 @@ import Glibc
 /// The process's environment variables, read from `environ`.
 enum ProcessEnvironment {
     static func current() -> [String: String] {
+        var count = 0
+        while environ[count] != nil { count += 1 }
         var variables: [String: String] = [:]
+        variables.reserveCapacity(count)
         var entry: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = environ
         while let current = entry, let pointer = current.pointee {
             // Split at the first '=' on the bytes (strchr): this runs at the

@@ -12,21 +12,21 @@ enum CommandPlacement {
     /// Online when the predicate holds for the parsed command line.
     case onlineWhen(@Sendable (ParsedCommand) -> Bool)
 
-    static let byCommand: [String: CommandPlacement] = [
-        StatusSyntax.command.name: .onDevice,
-        SwitchSyntax.command.name: .onDevice,
-        ResolveSyntax.command.name: .onDevice,
-        DiffSyntax.command.name: .onDevice,
-        DiscardSyntax.command.name: .onDevice,
-        GetSyntax.command.name: .onlineWhen { !$0.isSet(GetSyntax.offline) },
+    static func of(_ command: String) -> CommandPlacement {
+        switch command {
+        case StatusSyntax.name, SwitchSyntax.name, ResolveSyntax.name, DiffSyntax.name, DiscardSyntax.name:
+            .onDevice
+        case GetSyntax.name:
+            .onlineWhen { !$0.isSet(GetSyntax.offline) }
         // An edit of a document this device has never seen fetches it first:
         // `EditBase` hands over to `lib-online` at that point, before the
         // edit has changed anything.
-        EditSyntax.command.name: .onlineWhen { $0.isSet(EditSyntax.push) },
-        LoginSyntax.command.name: .online,
-        LogoutSyntax.command.name: .online,
-        PushSyntax.command.name: .online,
-    ]
+        case EditSyntax.name:
+            .onlineWhen { $0.isSet(EditSyntax.push) }
+        default:
+            .online
+        }
+    }
 
     func isOnline(_ parsed: ParsedCommand) -> Bool {
         switch self {

@@ -2,17 +2,22 @@ import LibCLI
 
 /// The handler of each command, by name: what `lib`'s main hands the dispatcher.
 public enum LibCommandHandlers {
-    public static let all: [String: CommandHandler] = [
-        LoginSyntax.command.name: Login.run,
-        LogoutSyntax.command.name: Logout.run,
-        SwitchSyntax.command.name: Switch.run,
-        StatusSyntax.command.name: Status.run,
-        GetSyntax.command.name: Get.run,
-        EditSyntax.command.name: Edit.run,
-        PushSyntax.command.name: Push.run,
-        ResolveSyntax.command.name: Resolve.run,
-        DiffSyntax.command.name: Diff.run,
-        DiscardSyntax.command.name: Discard.run,
-        DoctorSyntax.command.name: Doctor.run,
-    ]
+    /// A switch rather than a table, so that a command line builds nothing
+    /// for the commands it does not name.
+    public static func handler(named name: String) -> CommandHandler? {
+        switch name {
+        case LoginSyntax.name: Login.run
+        case LogoutSyntax.name: Logout.run
+        case SwitchSyntax.name: Switch.run
+        case StatusSyntax.name: Status.run
+        case GetSyntax.name: Get.run
+        case EditSyntax.name: Edit.run
+        case PushSyntax.name: Push.run
+        case ResolveSyntax.name: Resolve.run
+        case DiffSyntax.name: Diff.run
+        case DiscardSyntax.name: Discard.run
+        case DoctorSyntax.name: Doctor.run
+        default: nil
+        }
+    }
 }

@@ -11,24 +11,28 @@ public enum LibProgram {
     /// by mistake fails loudly instead of loading libcurl or libsecret into
     /// a static process.
     public static func runOnDevice() -> Never {
-        var services = CommandServices()
-        services[ProgramRoleKey.self] = .onDevice(arguments: CommandLine.arguments)
-        services[TokenStoreKey.self] = NoKeyringOnDevice()
-        services[TransportFactoryKey.self] = NoNetworkOnDevice()
-        var handlers: [String: CommandHandler] = [:]
-        for (name, handler) in LibCommandHandlers.all {
-            let placement = CommandPlacement.byCommand[name] ?? .online
-            handlers[name] = { parsed, context in
+        let dispatcher = CommandDispatcher { name in
+            guard let handler = LibCommandHandlers.handler(named: name) else { return nil }
+            let placement = CommandPlacement.of(name)
+            return { parsed, context in
                 if placement.isOnline(parsed) { try context.continueOnline(parsed.name) }
                 return try handler(parsed, context)
             }
         }
-        CommandDispatcher(handlers: handlers).runAsMain(completionSource: CacheCompletionSource(), services: services)
+        dispatcher.runAsMain(completionSource: CacheCompletionSource(), services: onDeviceServices())
+    }
+
+    private static func onDeviceServices() -> CommandServices {
+        var services = CommandServices()
+        services[ProgramRoleKey.self] = .onDevice(arguments: CommandLine.arguments)
+        services[TokenStoreKey.self] = NoKeyringOnDevice()
+        services[TransportFactoryKey.self] = NoNetworkOnDevice()
+        return services
     }
 
     /// `lib-online`: every command, with the keyring and libcurl (both loaded on first use).
     public static func runOnline() -> Never {
-        CommandDispatcher(handlers: LibCommandHandlers.all).runAsMain(completionSource: CacheCompletionSource())
+        CommandDispatcher(handler: LibCommandHandlers.handler(named:)).runAsMain(completionSource: CacheCompletionSource())
     }
 }
 

@@ -16,12 +16,16 @@ struct PromptSegment: Equatable {
     /// The segment, without a newline; empty when there is nothing to say.
     func text(unicode: Bool) -> String {
         guard !isEmpty else { return "" }
-        let marks = unicode ? ["↑", "≠", "✗", "⊘"] : ["+", "=", "x", "~"]
-        var parts = [name]
-        for (count, mark) in zip([pending, conflicts, rejected, setAside], marks) where count > 0 {
-            parts.append(mark + String(count))
+        // Appended one by one: zip and joined went through generic code
+        // that cost more than the rest of writing the prompt file.
+        var text = name
+        for (count, mark, ascii) in [(pending, "↑", "+"), (conflicts, "≠", "="), (rejected, "✗", "x"), (setAside, "⊘", "~")]
+        where count > 0 {
+            text += " "
+            text += unicode ? mark : ascii
+            text += String(count)
         }
-        return parts.joined(separator: " ")
+        return text
     }
 
     /// The prompt file's contents: the UTF-8 form on the first line, the
@@ -44,10 +48,12 @@ struct PromptSegment: Equatable {
 
     /// Whether the locale's characters are UTF-8, read as the C library
     /// would (LC_ALL, then LC_CTYPE, then LANG; unset or empty is "C",
-    /// which is ASCII) without loading any locale.
+    /// which is ASCII) without loading any locale: the codeset of
+    /// `language_TERRITORY.codeset@modifier` is UTF-8 or utf8, in any case.
     static func localeIsUTF8(_ environment: [String: String]) -> Bool {
         let locale = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty } ?? "C"
-        let lowered = locale.lowercased()
-        return lowered.contains("utf-8") || lowered.contains("utf8")
+        guard let dot = locale.firstIndex(of: "." as Character) else { return false }
+        let codeset = locale[locale.index(after: dot)...].prefix { $0 != "@" }
+        return codeset.lowercased().filter { $0 != "-" } == "utf8"
     }
 }

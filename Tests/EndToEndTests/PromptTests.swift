@@ -71,6 +71,26 @@ import TestSupport
             "function fish_prompt; echo -n '$ '; end; source \(snippets)/lib-prompt.fish; fish_prompt; echo"], locale: "C")
         #expect(fish.stdout == "(alice +2 =1) $ \n", "\(fish)")
         #expect(fishPrograms == ["fish"], "\(fishPrograms)")
+        _ = _server
+        _ = _dir
+    }
+
+    /// The locale is read as the C library reads it: LC_ALL, then LC_CTYPE,
+    /// then LANG, the first that is not empty; UTF-8 when its codeset is.
+    @Test func statusPromptPicksItsFormFromTheLocale() throws {
+        let (alice, _server, _dir) = try aliceWithWork()
+        let unicode = "alice ↑2 ≠1\n", ascii = "alice +2 =1\n"
+        let cases: [(all: String, ctype: String, lang: String, expected: String)] = [
+            ("", "", "en_US.UTF-8", unicode), ("", "", "de_DE.utf8@euro", unicode), ("", "", "C", ascii),
+            ("", "", "", ascii), ("", "", "en_US.ISO-8859-1", ascii), ("", "", "en_US", ascii),
+            ("", "C.UTF-8", "C", unicode), ("C", "C.UTF-8", "en_US.UTF-8", ascii), ("fr_FR.Utf-8", "C", "C", unicode),
+        ]
+        for (all, ctype, lang, expected) in cases {
+            let result = try alice.lib("status", "--prompt", environment: ["LC_ALL": all, "LC_CTYPE": ctype, "LANG": lang])
+            #expect(result.status == 0)
+            #expect(result.stdout == expected, "LC_ALL=\(all) LC_CTYPE=\(ctype) LANG=\(lang)")
+        }
+        _ = _server
         _ = _dir
     }
 

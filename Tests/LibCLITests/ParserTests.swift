@@ -6,8 +6,8 @@ struct ParseCase: Sendable, CustomTestStringConvertible {
     let arguments: [String]
     let command: String
     var globals = GlobalOptions()
-    var options: [String: OptionValue] = [:]
-    var values: [String: [String]] = [:]
+    var options: NamedValues<OptionValue> = [:]
+    var values: NamedValues<[String]> = [:]
 
     var testDescription: String { "lib " + arguments.joined(separator: " ") }
 }

@@ -1,6 +1,8 @@
 /// `lib __complete accounts|paths|fields [PREFIX]`: the values the completion
 /// scripts cannot know by themselves. Hidden.
-public enum CompleteSyntax {
+public enum CompleteSyntax: CommandSyntax {
+    public static let name = "__complete"
+
     /// What to list.
     public enum Topic: String, CaseIterable, Sendable {
         case accounts
@@ -14,7 +16,7 @@ public enum CompleteSyntax {
         "PREFIX", .text, .optional, "Only values that start with PREFIX")
 
     public static let command = CommandSpec(
-        name: "__complete",
+        name: name,
         summary: "Print completion candidates, one a line",
         discussion: """
             For the completion scripts. Reads local files only, never the \

@@ -1,10 +1,12 @@
 /// `lib completion bash|zsh|fish`
-public enum CompletionSyntax {
+public enum CompletionSyntax: CommandSyntax {
+    public static let name = "completion"
+
     public static let shell = ArgumentSpec(
         "SHELL", .choice(Shell.allCases.map(\.rawValue)), .required, "The shell to print the script for")
 
     public static let command = CommandSpec(
-        name: "completion",
+        name: name,
         summary: "Print a shell completion script",
         discussion: """
             Prints the completion script for SHELL. It completes commands, \

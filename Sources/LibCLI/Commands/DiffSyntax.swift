@@ -1,10 +1,12 @@
 /// `lib diff [PATH]`
-public enum DiffSyntax {
+public enum DiffSyntax: CommandSyntax {
+    public static let name = "diff"
+
     public static let path = ArgumentSpec(
         "PATH", .resourcePath, .optional, "Only the writes of this document, such as books/b-7")
 
     public static let command = CommandSpec(
-        name: "diff",
+        name: name,
         summary: "Show what pending writes change, field by field",
         discussion: """
             For each write in the outbox (or only those of PATH): its path, \

@@ -1,5 +1,7 @@
 /// `lib discard PATH... | --all [--force] [--yes]`
-public enum DiscardSyntax {
+public enum DiscardSyntax: CommandSyntax {
+    public static let name = "discard"
+
     public static let paths = ArgumentSpec(
         "PATH", .resourcePath, .repeated, "A document whose writes to take back, such as books/b-7")
     public static let all = OptionSpec.flag(
@@ -11,7 +13,7 @@ public enum DiscardSyntax {
         "yes", "Do not ask before --all")
 
     public static let command = CommandSpec(
-        name: "discard",
+        name: name,
         summary: "Take back pending writes",
         discussion: """
             Removes every write of each PATH from the outbox (pending, in \

@@ -1,7 +1,9 @@
 /// `lib doctor`
-public enum DoctorSyntax {
+public enum DoctorSyntax: CommandSyntax {
+    public static let name = "doctor"
+
     public static let command = CommandSpec(
-        name: "doctor",
+        name: name,
         summary: "Check the bus, keyring, tokens, stores and servers",
         discussion: """
             Checks what lib needs, one line per check with what it found and, \

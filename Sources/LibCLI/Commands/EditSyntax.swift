@@ -1,5 +1,7 @@
 /// `lib edit PATH [FIELD=STRING | FIELD:=JSON ...] [--create | --delete] [--push]`
-public enum EditSyntax {
+public enum EditSyntax: CommandSyntax {
+    public static let name = "edit"
+
     public static let path = ArgumentSpec(
         "PATH", .resourcePath, .required, "Resource path, such as books/b-7")
     public static let assignments = ArgumentSpec(
@@ -13,7 +15,7 @@ public enum EditSyntax {
         "push", "Push right after saving")
 
     public static let command = CommandSpec(
-        name: "edit",
+        name: name,
         summary: "Change a resource; the change waits in the outbox",
         discussion: """
             Saves a change to PATH durably on this device and prints how many \

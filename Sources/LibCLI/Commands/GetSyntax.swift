@@ -1,5 +1,7 @@
 /// `lib get PATH [--offline | --fresh] [--timeout DURATION]`
-public enum GetSyntax {
+public enum GetSyntax: CommandSyntax {
+    public static let name = "get"
+
     public static let path = ArgumentSpec(
         "PATH", .resourcePath, .required, "Resource path, such as books or books/b-7")
     public static let offline = OptionSpec.flag(
@@ -11,7 +13,7 @@ public enum GetSyntax {
         "Give up on the server after DURATION (90, 90s, 2m, 1.5)")
 
     public static let command = CommandSpec(
-        name: "get",
+        name: name,
         summary: "Print a resource, fresh or from the cache",
         discussion: """
             Fetches PATH from the server and prints it. When the server cannot \

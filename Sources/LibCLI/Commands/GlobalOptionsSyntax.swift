@@ -37,4 +37,31 @@ public enum GlobalOptionsSyntax {
 
     /// In the order help and the man page list them.
     public static let all: [OptionSpec] = [account, json, quiet, verbose, noColor, help, version]
+
+    /// The option with this long name. A switch, not a search of `all`:
+    /// every command line looks its global options up, and building the
+    /// list costs more than the rest of `lib --version`.
+    static func option(named name: String) -> OptionSpec? {
+        switch name {
+        case "account": account
+        case "json": json
+        case "quiet": quiet
+        case "verbose": verbose
+        case "no-color": noColor
+        case "help": help
+        case "version": version
+        default: nil
+        }
+    }
+
+    /// The option with this short name.
+    static func option(short: Character) -> OptionSpec? {
+        switch short {
+        case "A": account
+        case "q": quiet
+        case "v": verbose
+        case "h": help
+        default: nil
+        }
+    }
 }

@@ -1,10 +1,12 @@
 /// `lib help [COMMAND]`
-public enum HelpSyntax {
+public enum HelpSyntax: CommandSyntax {
+    public static let name = "help"
+
     public static let topic = ArgumentSpec(
         "COMMAND", .command, .optional, "The command to explain")
 
     public static let command = CommandSpec(
-        name: "help",
+        name: name,
         summary: "Show help for lib or for a command",
         discussion: "Shows the same text as lib --help, or as lib COMMAND --help.",
         arguments: [topic],

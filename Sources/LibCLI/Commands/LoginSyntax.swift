@@ -1,5 +1,7 @@
 /// `lib login [SERVER_URL] [--user NAME] [--password-stdin | --token-stdin] [--restore | --no-restore]`
-public enum LoginSyntax {
+public enum LoginSyntax: CommandSyntax {
+    public static let name = "login"
+
     public static let serverURL = ArgumentSpec(
         "SERVER_URL", .text, .optional, "The server, such as https://library.example.org")
     public static let user = OptionSpec.option(
@@ -16,7 +18,7 @@ public enum LoginSyntax {
         "no-restore", "Do not restore writes set aside at the last logout")
 
     public static let command = CommandSpec(
-        name: "login",
+        name: name,
         summary: "Sign in to a server; keep the token in the keyring",
         discussion: """
             Exchanges a password for a token (or stores a token given with \

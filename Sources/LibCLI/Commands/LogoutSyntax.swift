@@ -1,5 +1,7 @@
 /// `lib logout [ACCOUNT] [--discard] [--yes]`
-public enum LogoutSyntax {
+public enum LogoutSyntax: CommandSyntax {
+    public static let name = "logout"
+
     public static let account = ArgumentSpec(
         "ACCOUNT", .account, .optional, "The account to sign out of (default: the current one)")
     public static let discard = OptionSpec.flag(
@@ -8,7 +10,7 @@ public enum LogoutSyntax {
         "yes", "Do not ask before discarding unsent writes")
 
     public static let command = CommandSpec(
-        name: "logout",
+        name: name,
         summary: "Sign out; set unsent writes aside",
         discussion: """
             Revokes the token on the server (best effort), removes it from the \

@@ -1,5 +1,7 @@
 /// `lib push [--wait DURATION | --watch] [--all]`
-public enum PushSyntax {
+public enum PushSyntax: CommandSyntax {
+    public static let name = "push"
+
     public static let wait = OptionSpec.option(
         "wait", value: "DURATION", .duration,
         "Keep trying for up to DURATION in all (for cron)",
@@ -24,7 +26,7 @@ public enum PushSyntax {
         "all", "Push every signed-in account, each with its own token")
 
     public static let command = CommandSpec(
-        name: "push",
+        name: name,
         summary: "Send pending writes to the server, in order",
         discussion: """
             Sends the writes waiting in the outbox, oldest first, each exactly \

@@ -1,5 +1,7 @@
 /// `lib resolve [PATH] [--mine | --theirs [--whole] | --merge | --edit | --discard] [--yes]`
-public enum ResolveSyntax {
+public enum ResolveSyntax: CommandSyntax {
+    public static let name = "resolve"
+
     public static let path = ArgumentSpec(
         "PATH", .resourcePath, .optional, "The conflicting resource, such as books/b-7")
     public static let mine = OptionSpec.flag(
@@ -21,7 +23,7 @@ public enum ResolveSyntax {
         "yes", "Do not ask before --whole reverts changes")
 
     public static let command = CommandSpec(
-        name: "resolve",
+        name: name,
         summary: "List conflicts, or settle one",
         discussion: """
             Without PATH, lists conflicts and rejected writes. With PATH, shows \

@@ -1,5 +1,7 @@
 /// `lib status [--short | --porcelain | --prompt] [--all]`
-public enum StatusSyntax {
+public enum StatusSyntax: CommandSyntax {
+    public static let name = "status"
+
     public static let short = OptionSpec.flag(
         "short", "One line per pending write or conflict",
         details: "git's status --short shape: '## ACCOUNT', then 'XY PATH' per write; X is A (create), M (change) or D (delete), Y is a space (pending), S (sent, no answer yet), U (conflict) or R (rejected).")
@@ -13,7 +15,7 @@ public enum StatusSyntax {
         "all", "Show every signed-in account")
 
     public static let command = CommandSpec(
-        name: "status",
+        name: name,
         summary: "Show pending writes, conflicts and the account",
         discussion: """
             Shows the account, then each write waiting to be pushed and each \

@@ -1,10 +1,12 @@
 /// `lib switch [ACCOUNT]`
-public enum SwitchSyntax {
+public enum SwitchSyntax: CommandSyntax {
+    public static let name = "switch"
+
     public static let account = ArgumentSpec(
         "ACCOUNT", .account, .optional, "The account to make current")
 
     public static let command = CommandSpec(
-        name: "switch",
+        name: name,
         summary: "Choose the current account, or list accounts",
         discussion: """
             With ACCOUNT, makes it the current account: the one commands act on \
