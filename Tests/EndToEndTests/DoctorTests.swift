@@ -72,3 +72,28 @@ import TestSupport
         _ = _dir
     }
 }
+
+/// The server's Date read with LibHTTP's IMF-fixdate parser, the one the
+/// http-date fuzz target checks (doctor had its own, which trapped on a
+/// year beyond Int32).
+@Suite struct DoctorClockTests {
+    @Test func aDateNoClockCanShowIsLeftOutNotACrash() throws {
+        let (server, dir) = try startDemoServer()
+        let lib = try LibHarness()
+        try lib.login("alice", to: server)
+        let port = UInt16(server.port)
+        server.stop()
+        let me = #"{"id":"u-1","username":"alice","role":"librarian"}"#
+        let peer = try ScriptedPeer(port: port) { _, _ in
+            .send(httpResponse(200, "OK", headers: ["Content-Type: application/json",
+                                                    "Date: Sun, 06 Nov 99999999999 08:49:37 GMT"], body: me))
+        }
+        let doctor = try lib.lib("doctor")
+        #expect(doctor.stdout.contains("GET /v1/me answered 200 as alice"), "\(doctor)")
+        #expect(!doctor.stdout.contains("clock ("), "\(doctor)")
+        #expect(!doctor.stderr.contains("Fatal error"), "\(doctor)")
+        #expect(doctor.status == 0, "\(doctor)")
+        _ = peer
+        _ = dir
+    }
+}

@@ -102,6 +102,9 @@ import TestSupport
             ("200 OK\r\nContent-Type: application/json", "200 JSON without an ETag"),
             ("200 OK\r\nContent-Type: application/json\r\nETag: \"v2\"", "200 with a document that is not the book b-7"),
             ("200 OK\r\nContent-Type: text/html\r\nETag: \"v2\"", "200 text/html where a book was expected"),
+            // Rejected (the write dropped) until the client-answer fuzz target found it.
+            ("304 Not Modified", "304 with no body"),
+            ("600 Odd", "600 with no body"),
         ]
         for (head, seen) in answers {
             let body = head.contains("application/json") ? "{\"id\":\"b-1\",\"title\":\"Other\"}" : ""

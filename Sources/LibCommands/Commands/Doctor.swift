@@ -243,8 +243,8 @@ enum Doctor {
                                    "\(origin.hostAndPort): GET /v1/me answered \(response.status), not as the library server does",
                                    fix: "check the server URL", .failure))
         }
-        if let date = response.headers["Date"].flatMap(HTTPDateParsing.unixSeconds) {
-            let skew = workspace.context.now().secondsSince1970 - date
+        if let date = response.headers["Date"].flatMap({ HTTPDate.secondsSince1970(imfFixdate: $0) }) {
+            let skew = workspace.context.now().secondsSince1970 - Double(date)
             let seconds = Int(skew.magnitude.rounded())
             if seconds <= 60 {
                 checks.append(.ok("clock", account: workspace.name, "within \(seconds) s of \(origin.hostAndPort)"))
