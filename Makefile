@@ -9,7 +9,7 @@ DEBUG_BIN   = .build/debug
 RELEASE_BIN = .build/release
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: all deps build release test test-only test-postgres demo bench bench-server stress install install-units generate clean fuzz fuzz-merge sanitize
+.PHONY: all deps build release test test-only test-postgres demo bench bench-server stress install install-files install-units generate clean fuzz fuzz-merge sanitize
 
 all: build
 
@@ -78,13 +78,19 @@ stress: build
 generate: build
 	scripts/generate-docs.sh $(DEBUG_BIN)/lib
 
+# install-files copies what INSTALL_BIN holds (the release build by default;
+# a test installs the debug build the same way).
+INSTALL_BIN ?= $(RELEASE_BIN)
 install: release
+	@$(MAKE) --no-print-directory install-files
+
+install-files:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/lib $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-	install -m 0755 $(RELEASE_BIN)/lib $(RELEASE_BIN)/lib-server $(DESTDIR)$(PREFIX)/bin/
-	install -m 0755 $(RELEASE_BIN)/lib-online $(DESTDIR)$(PREFIX)/libexec/lib/lib-online
+	install -m 0755 $(INSTALL_BIN)/lib $(INSTALL_BIN)/lib-server $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(INSTALL_BIN)/lib-online $(DESTDIR)$(PREFIX)/libexec/lib/lib-online
 	install -d $(DESTDIR)$(PREFIX)/share/lib/prompt
 	install -m 0644 contrib/prompt/lib-prompt.bash contrib/prompt/lib-prompt.zsh contrib/prompt/lib-prompt.fish \
 		contrib/prompt/lib-prompt.p10k.zsh contrib/prompt/starship.toml $(DESTDIR)$(PREFIX)/share/lib/prompt/

@@ -100,3 +100,41 @@ import TestSupport
         #expect(installed.programs == ["lib", "lib-online"])
     }
 }
+
+/// `make install PREFIX=…` (the same recipe, on the binaries under test)
+/// installs a set that works from where it lands: lib finds its helper in
+/// PREFIX/libexec, and the man page, completions, prompt snippets and
+/// systemd units are where their tools look.
+@Suite struct InstallTests {
+    @Test func makeInstallIntoAFreshPrefixInstallsAWorkingSet() throws {
+        let prefix = try TemporaryDirectory("lib-install")
+        let make = try CommandRunner.run("/usr/bin/make", ["-C", repositoryRoot(), "--no-print-directory", "install-files",
+                                                           "PREFIX=\(prefix.path)", "INSTALL_BIN=\(BuiltProducts.directory.path)"],
+                                         timeout: 120)
+        #expect(make.status == 0, "\(make)")
+        for file in ["bin/lib", "bin/lib-server", "libexec/lib/lib-online", "share/man/man1/lib.1",
+                     "share/bash-completion/completions/lib", "share/zsh/site-functions/_lib",
+                     "share/fish/vendor_completions.d/lib.fish", "share/lib/prompt/lib-prompt.bash",
+                     "share/lib/prompt/starship.toml", "lib/systemd/user/lib-push.service", "lib/systemd/user/lib-push.timer"] {
+            #expect(FileManager.default.fileExists(atPath: prefix.file(file)), "\(file) is not installed")
+        }
+        let unit = try String(contentsOfFile: prefix.file("lib/systemd/user/lib-push.service"), encoding: .utf8)
+        #expect(unit.contains("ExecStart=\(prefix.path)/bin/lib push --watch --all"), "\(unit)")
+
+        let (server, _dir) = try startDemoServer()
+        let home = try LibHarness()
+        func installed(_ arguments: String..., stdin: String = "") throws -> CommandResult {
+            try CommandRunner.run(prefix.file("bin/lib"), arguments, environment: home.environment, stdin: stdin)
+        }
+        #expect(try installed("--version").stdout.hasPrefix("lib "))
+        let login = try installed("login", server.baseURL, "--user", "alice", "--password-stdin", stdin: "alice-demo\n")
+        #expect(login.status == 0, "\(login)")
+        #expect(try installed("edit", "books/b-7", "copies:=6").status == 0)
+        let status = try installed("status", "--porcelain")
+        #expect(status.status == 0 && status.stdout.contains("pending 1\n"), "\(status)")
+        let push = try installed("push")
+        #expect(push.status == 0, "\(push)")
+        #expect(try serverHistory(server, book: "b-7").last?.document?.contains("\"copies\":6") == true)
+        _ = _dir
+    }
+}

@@ -22,6 +22,13 @@ import TestSupport
         let items = try store.outbox.all()
         #expect(items.map(\.path) == ["books/b-1", "books/b-2"])
         #expect(items[0].idempotencyKey != items[1].idempotencyKey)
+        for key in items.map(\.idempotencyKey) {
+            // A version 4 UUID, lower case: 8-4-4-4-12 hex digits, version 4, variant 10xx.
+            let groups = key.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+            #expect(groups.map(\.count) == [8, 4, 4, 4, 12], "\(key)")
+            #expect(key.allSatisfy { "0123456789abcdef-".contains($0) }, "\(key)")
+            #expect(groups.count == 5 && groups[2].first == "4" && "89ab".contains(groups[3].first ?? "x"), "\(key)")
+        }
         #expect(items[0].ifMatch == "\"1-a\"")
         #expect(items.allSatisfy { $0.status == .pending && $0.attempts == 0 })
         #expect(try store.outbox.counts() == (pending: 2, conflicts: 0, rejected: 0))
