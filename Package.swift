@@ -4,6 +4,14 @@
 // No outside Swift packages: only the toolchain and Debian's C libraries.
 import PackageDescription
 
+// For every module `lib` runs: reference concrete generic types through
+// their metadata accessors instead of mangled names. The runtime otherwise
+// demangles each such name on first use and, for a type with requirements
+// (a Dictionary's Hashable key), scans every protocol conformance in the
+// executable: a tenth of `lib edit`'s instructions and more of
+// `lib --version`'s (issue 14; bench/startup.sh and bench/edit.sh).
+let startUp: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
+
 let package = Package(
     name: "lib",
     products: [
@@ -27,12 +35,12 @@ let package = Package(
         .target(name: "CNetworkManager", path: "Sources/CNetworkManager", linkerSettings: [.linkedLibrary("dl")]),
 
         // Shared by client and server.
-        .target(name: "LibJSON"),
-        .target(name: "LibStore", dependencies: ["CSQLite"]),
+        .target(name: "LibJSON", swiftSettings: startUp),
+        .target(name: "LibStore", dependencies: ["CSQLite"], swiftSettings: startUp),
         // The book's JSON Schema and the validator both sides check books with.
-        .target(name: "LibBookSchema", dependencies: ["LibJSON"]),
+        .target(name: "LibBookSchema", dependencies: ["LibJSON"], swiftSettings: startUp),
         // The HTTP vocabulary: headers, entity tags, preconditions, Retry-After, dates.
-        .target(name: "LibHTTP"),
+        .target(name: "LibHTTP", swiftSettings: startUp),
 
         // The reference server.
         .target(name: "LibHTTPServer", dependencies: ["LibHTTP", "LibJSON"]),
@@ -40,24 +48,25 @@ let package = Package(
         .executableTarget(name: "lib-server", dependencies: ["LibServer"]),
 
         // The client.
-        .target(name: "LibNet", dependencies: ["CCurl", "CNetworkManager", "LibHTTP"]),
+        .target(name: "LibNet", dependencies: ["CCurl", "CNetworkManager", "LibHTTP"], swiftSettings: startUp),
         // A developer's diagnostic: one request or probe, classified and explained.
         .executableTarget(name: "lib-net-check", dependencies: ["LibNet"]),
-        .target(name: "LibAccounts"),
-        .target(name: "LibKeyring", dependencies: ["CSecret"]),
+        .target(name: "LibAccounts", swiftSettings: startUp),
+        .target(name: "LibKeyring", dependencies: ["CSecret"], swiftSettings: startUp),
         // Developer tool: one keyring call per process, for the keyring tests and benchmarks.
         .executableTarget(name: "lib-keyring-check", dependencies: ["LibKeyring"]),
-        .target(name: "LibSync", dependencies: ["LibStore", "LibJSON"]),
-        .target(name: "LibCLI", dependencies: ["LibJSON"]),
-        .target(name: "LibCommands", dependencies: ["CSignals", "LibCLI", "LibNet", "LibKeyring", "LibSync", "LibAccounts", "LibJSON", "LibBookSchema", "LibStore"]),
+        .target(name: "LibSync", dependencies: ["LibStore", "LibJSON"], swiftSettings: startUp),
+        .target(name: "LibCLI", dependencies: ["LibJSON"], swiftSettings: startUp),
+        .target(name: "LibCommands", dependencies: ["CSignals", "LibCLI", "LibNet", "LibKeyring", "LibSync", "LibAccounts", "LibJSON", "LibBookSchema", "LibStore"],
+                swiftSettings: startUp),
 
         // lib: a static executable, so that every command starts as fast as
         // a C program (no dynamic loader at all). It runs what the device
         // can do alone and execs lib-online, the dynamic program with the
         // network and the keyring, for the rest (LibCommands.OnlineHelper).
-        .executableTarget(name: "lib", dependencies: ["LibCommands"],
+        .executableTarget(name: "lib", dependencies: ["LibCommands"], swiftSettings: startUp,
                           linkerSettings: [.unsafeFlags(["-static-executable"])]),
-        .executableTarget(name: "lib-online", dependencies: ["LibCommands"]),
+        .executableTarget(name: "lib-online", dependencies: ["LibCommands"], swiftSettings: startUp),
 
         // Tests.
         .target(name: "TestSupport", path: "Sources/TestSupport"),
