@@ -1,4 +1,5 @@
 import CSQLite
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,13 +27,15 @@ public final class Database {
 
     public init(path: String, options: DatabaseOptions = DatabaseOptions()) throws(DatabaseError) {
         self.path = path
-        if options.create && !options.readOnly {
-            try Self.createPrivateFile(path)
-        }
         var db: OpaquePointer?
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         flags |= options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc = try Self.creating.withLock { _ throws(DatabaseError) -> Int32 in
+            if options.create && !options.readOnly {
+                try Self.createPrivateFile(path)
+            }
+            return sqlite3_open_v2(path, &db, flags, nil)
+        }
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             let code = db.map { sqlite3_extended_errcode($0) } ?? rc
@@ -67,17 +70,27 @@ public final class Database {
 
     deinit { sqlite3_close_v2(handle) }
 
+    /// Held while a file is created and opened (see `createPrivateFile`).
+    private static let creating = Mutex(())
+
     /// Makes the file with mode 0600 before SQLite opens it; SQLite then gives
-    /// its -wal and -shm files the same mode.
+    /// its -wal and -shm files the same mode. An existing file is not
+    /// touched: closing any descriptor of a file drops every POSIX lock this
+    /// process holds on it (fcntl(2)), other connections' included, and
+    /// another process would then take itself for the last user and delete
+    /// the WAL under them. A new file is made under `creating`, which every
+    /// open in this process takes, so no connection can hold a lock on it yet.
     private static func createPrivateFile(_ path: String) throws(DatabaseError) {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        var info = stat()
+        if stat(path, &info) == 0 { return }
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if fd < 0 {
+            if errno == EEXIST { return }
             let reason = String(cString: strerror(errno))
             throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: reason, path: path)
         }
-        defer { close(fd) }
-        var info = stat()
-        if fstat(fd, &info) == 0, info.st_size == 0 { fchmod(fd, 0o600) }
+        fchmod(fd, 0o600)
+        close(fd)
     }
 
     func error(_ rc: Int32, sql: String?) -> DatabaseError {
