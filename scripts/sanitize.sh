@@ -39,9 +39,23 @@ for sanitizer in "${@:-thread address}"; do
       "$SWIFT" build --sanitize="$s" --build-path "$build" --product "$product"
     done
     cp "$plain_lib" "$build/debug/lib"
+    # Every sanitized process (the test bundle, and the lib-server and
+    # lib-online it starts, whose exit a test may never look at, as when it
+    # stops a server) writes its reports to files here: any file fails the run.
+    reports="$build/reports"
+    rm -rf "$reports"
+    mkdir -p "$reports"
     echo "sanitize: unit and protocol tests under --sanitize=$s" >&2
-    LIB_BIN_DIR="$build/debug" scripts/with-test-session.sh \
-      "$SWIFT" test --skip-build --sanitize="$s" --build-path "$build" --skip EndToEndTests
+    status=0
+    TSAN_OPTIONS="$TSAN_OPTIONS log_path=$reports/report" ASAN_OPTIONS="$ASAN_OPTIONS log_path=$reports/report" \
+      LIB_BIN_DIR="$build/debug" scripts/with-test-session.sh \
+      "$SWIFT" test --skip-build --sanitize="$s" --build-path "$build" --skip EndToEndTests || status=$?
+    if [ -n "$(ls -A "$reports")" ]; then
+      for report in "$reports"/*; do echo "sanitize: $report:" >&2; cat "$report" >&2; done
+      echo "sanitize: --sanitize=$s reported a problem (above)" >&2
+      exit 1
+    fi
+    [ "$status" = 0 ] || { echo "sanitize: the tests failed under --sanitize=$s" >&2; exit "$status"; }
   done
 done
 echo "sanitize: clean" >&2
