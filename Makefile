@@ -9,7 +9,7 @@ DEBUG_BIN   = .build/debug
 RELEASE_BIN = .build/release
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: all deps build release test test-only test-postgres demo bench bench-server stress install install-files install-units generate clean fuzz fuzz-merge sanitize
+.PHONY: all deps build release test test-only test-postgres demo bench bench-server stress install install-files install-units generate startup-order clean fuzz fuzz-merge sanitize
 
 all: build
 
@@ -73,6 +73,11 @@ bench-server: deps
 # Long randomized trials, kept out of `make test`.
 stress: build
 	LIB_STRESS=1 LIB_BIN_DIR=$(CURDIR)/$(DEBUG_BIN) scripts/with-test-session.sh $(SWIFT) test --skip-build
+
+# Regenerates Sources/lib/startup-order.txt, the order the linker lays out
+# lib's start-up functions in (run after changing what start-up runs).
+startup-order: release
+	scripts/startup-order.sh $(CURDIR)/$(RELEASE_BIN)
 
 # Regenerates completions/ and man/ from the registry in the built binary.
 generate: build

@@ -10,7 +10,11 @@ import PackageDescription
 // (a Dictionary's Hashable key), scans every protocol conformance in the
 // executable: a tenth of `lib edit`'s instructions and more of
 // `lib --version`'s (issue 14; bench/startup.sh and bench/edit.sh).
-let startUp: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
+// Each function in its own section, so that the linker can lay out the ones
+// lib's start-up runs side by side (Sources/lib/startup-order.txt).
+let startUp: [SwiftSetting] = [.unsafeFlags([
+    "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors", "-Xfrontend", "-function-sections",
+])]
 
 let package = Package(
     name: "lib",
@@ -64,8 +68,13 @@ let package = Package(
         // a C program (no dynamic loader at all). It runs what the device
         // can do alone and execs lib-online, the dynamic program with the
         // network and the keyring, for the rest (LibCommands.OnlineHelper).
-        .executableTarget(name: "lib", dependencies: ["LibCommands"], swiftSettings: startUp,
-                          linkerSettings: [.unsafeFlags(["-static-executable"])]),
+        // Its start-up functions are laid out together, in the order
+        // scripts/startup-order.sh recorded them (fewer pages to fault in).
+        .executableTarget(name: "lib", dependencies: ["LibCommands"], exclude: ["startup-order.txt"], swiftSettings: startUp,
+                          linkerSettings: [.unsafeFlags([
+                              "-static-executable",
+                              "-Xlinker", "--section-ordering-file=\(Context.packageDirectory)/Sources/lib/startup-order.txt",
+                          ])]),
         .executableTarget(name: "lib-online", dependencies: ["LibCommands"], swiftSettings: startUp),
 
         // Tests.

@@ -201,8 +201,7 @@ struct AccountPush {
                 // Slices of a second only to refresh the time left on a
                 // terminal; each slice listens to netlink from its start.
                 let slice = progress.isEnabled ? min(remaining, 1) : remaining
-                let until = ContinuousClock.now + .milliseconds(Int64(slice * 1000))
-                if case .available = watcher.waitForPath(until: until) { break }
+                if case .available = watcher.waitForPath(for: .milliseconds(Int64(slice * 1000))) { break }
             }
             progress.clear()
             // A route that was there all along (the failure only looked like

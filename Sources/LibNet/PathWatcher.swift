@@ -30,19 +30,19 @@ public struct PathWatcher: Sendable {
         self.fallbackInterval = fallbackInterval
     }
 
-    /// Returns as soon as the path is available, or at `deadline`.
-    public func waitForPath(until deadline: ContinuousClock.Instant) -> Outcome {
-        let clock = ContinuousClock()
-        let start = clock.now
+    /// Returns as soon as the path is available, or once `timeout` has passed.
+    public func waitForPath(for timeout: Duration) -> Outcome {
+        let start = Self.monotonicNow()
+        let deadline = start + timeout
         let fd = cnetlink_open_route_events()
         defer { if fd >= 0 { close(fd) } }
 
         while true {
             if PathProbe.status(for: host, port: port) == .available {
-                return .available(after: clock.now - start)
+                return .available(after: Self.monotonicNow() - start)
             }
-            let remaining = deadline - clock.now
-            if remaining <= .zero { return .gaveUp(after: clock.now - start) }
+            let remaining = deadline - Self.monotonicNow()
+            if remaining <= .zero { return .gaveUp(after: Self.monotonicNow() - start) }
             let wait = fd >= 0 ? remaining : min(remaining, fallbackInterval)
             var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             // poll() with fd -1 just sleeps; it ignores negative descriptors.
@@ -51,6 +51,15 @@ public struct PathWatcher: Sendable {
                 _ = cnetlink_drain(fd)
             }
         }
+    }
+
+    /// CLOCK_MONOTONIC, read directly: ContinuousClock would link Swift's
+    /// concurrency runtime and libdispatch into the static `lib`, and their
+    /// start-up into every command (issue 14).
+    private static func monotonicNow() -> Duration {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
     }
 
     /// A duration in whole milliseconds, rounded up so that a wait never

@@ -168,7 +168,7 @@ func waitPath(_ arguments: [String]) -> Int32 {
     }
     guard let deadline, (1...2).contains(positional.count) else { usage("wait-path wants HOST [PORT] --deadline S") }
     let watcher = PathWatcher(host: positional[0], port: positional.count == 2 ? port(positional[1]) : 443)
-    switch watcher.waitForPath(until: ContinuousClock().now + deadline) {
+    switch watcher.waitForPath(for: deadline) {
     case .available(let after):
         print("available after \(formatted(after))")
         return 0
