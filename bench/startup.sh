@@ -9,13 +9,21 @@ BIN=$(cd "${1:-.build/release}" && pwd)
 
 printf 'int main(void) { return 0; }\n' > "$bench_work/empty.c"
 cc -O2 -o "$bench_work/empty" "$bench_work/empty.c"
+# The floor under lib: a Swift program that prints its arguments' count,
+# linked as lib is (-static-executable). Its start-up is the Swift runtime's
+# own (static initialisers, the backtracer's set-up, its pages).
+printf 'print(CommandLine.arguments.count)\n' > "$bench_work/hello.swift"
+swiftc -O -static-executable -o "$bench_work/hello" "$bench_work/hello.swift" 2>/dev/null
 hyperfine -N --warmup 50 --min-runs 500 --export-json "$bench_work/startup.json" \
-  -n c "$bench_work/empty" -n lib "$BIN/lib --version" >/dev/null
+  -n c "$bench_work/empty" -n swift "$bench_work/hello" -n lib "$BIN/lib --version" >/dev/null
 lib_t=$(bench_mean "$bench_work/startup.json" lib)
 c_t=$(bench_mean "$bench_work/startup.json" c)
 ms() { python3 -c "print(f'{float(\"$1\")*1000:.2f}')"; }
-echo "start-up: lib --version $(ms "$lib_t") ms, empty C program $(ms "$c_t") ms"
+swift_t=$(bench_mean "$bench_work/startup.json" swift)
+echo "start-up: lib --version $(ms "$lib_t") ms, empty C program $(ms "$c_t") ms, static Swift hello world $(ms "$swift_t") ms"
+echo "start-up ratio of the Swift hello world vs C (the runtime's floor): $(bench_ratio "$(bench_median "$bench_work/startup.json" swift)" "$(bench_median "$bench_work/startup.json" c)") median"
 echo "start-up ratio vs C: $(bench_ratio "$(bench_median "$bench_work/startup.json" lib)" "$(bench_median "$bench_work/startup.json" c)") median, $(bench_ratio "$lib_t" "$c_t") mean (budget 1.2)"
 lib_i=$(bench_instructions "$BIN/lib" --version)
 c_i=$(bench_instructions "$bench_work/empty")
-echo "start-up instructions (callgrind): lib ${lib_i} M, C ${c_i} M, ratio $(bench_ratio "$lib_i" "$c_i")"
+swift_i=$(bench_instructions "$bench_work/hello")
+echo "start-up instructions (callgrind): lib ${lib_i} M, C ${c_i} M, Swift hello world ${swift_i} M, ratio lib/C $(bench_ratio "$lib_i" "$c_i")"
