@@ -91,8 +91,8 @@ public struct CommandDispatcher: Sendable {
     }
 
     /// Runs the process's own command line and exits with its status: all
-    /// that `main.swift` does. The completion source and the services are made only for a command
-    /// that runs.
+    /// that `main.swift` does. The completion source and the services are
+    /// made only for a command that runs.
     public func runAsMain(completionSource: @autoclosure () -> any CompletionSource = NoResourcePaths(),
                           services: @autoclosure () -> CommandServices = CommandServices()) -> Never {
         let output = OutputChannel.standardOutput()

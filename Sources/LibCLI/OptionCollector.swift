@@ -20,7 +20,11 @@ struct OptionCollector {
     /// Every option given, by long name, in the order given.
     var values: NamedValues<OptionValue> {
         var newestFirst: [RecordedOption] = []
-        _ = first { newestFirst.append($0); return false }
+        var option = newest
+        while let current = option {
+            newestFirst.append(current)
+            option = current.earlier
+        }
         var values = NamedValues<OptionValue>()
         // A counted flag has a record per time given; its newest holds the count.
         for option in newestFirst.reversed() where values[option.name] == nil {
