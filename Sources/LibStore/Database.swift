@@ -50,7 +50,7 @@ public final class Database {
         try execute("SELECT count(*) FROM sqlite_schema")
         if !options.readOnly {
             if options.walJournal {
-                try execute("PRAGMA journal_mode=WAL")
+                try switchToWAL(waitingUpTo: options.busyTimeoutMilliseconds)
                 // Keep the -wal and -shm files when the last connection
                 // closes: a read-only reader (`lib status`) then opens them
                 // as they are instead of rebuilding the WAL index each time.
@@ -97,6 +97,30 @@ public final class Database {
         let extended = sqlite3_extended_errcode(handle)
         let code = (extended & 0xFF) == (rc & 0xFF) ? extended : rc
         return DatabaseError(extendedCode: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path)
+    }
+
+    /// `PRAGMA journal_mode=WAL`, waiting while another connection holds the
+    /// file: turning a new database to WAL needs an exclusive lock, and
+    /// SQLite answers SQLITE_BUSY at once instead of calling the busy
+    /// handler (two lib-servers starting together on a new file met it),
+    /// or leaves the mode as it was and names that one. A database already
+    /// in WAL mode answers at once.
+    private func switchToWAL(waitingUpTo milliseconds: Int32) throws(DatabaseError) {
+        var waited: Int32 = 0
+        while true {
+            do throws(DatabaseError) {
+                let mode = try scalar("PRAGMA journal_mode=WAL")?.text?.lowercased()
+                if mode == "wal" { return }
+                guard waited < milliseconds else {
+                    throw DatabaseError(extendedCode: SQLITE_BUSY, message: "the database stayed in \(mode ?? "an unknown") journal mode, not WAL",
+                                        sql: "PRAGMA journal_mode=WAL", path: path)
+                }
+            } catch let error where error.isBusy && waited < milliseconds {
+                // Another connection holds the file: wait, then ask again.
+            }
+            usleep(5_000)
+            waited += 5
+        }
     }
 
     /// Runs one or more statements that bind nothing and return nothing.
