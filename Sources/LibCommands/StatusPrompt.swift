@@ -13,14 +13,7 @@ enum StatusPrompt {
         let directories = try context.directories
         let paths = AccountPaths(directories: directories)
         let index = try AccountIndex.load(from: directories.config)
-        let accounts: [Account]
-        if parsed.isSet(StatusSyntax.all) {
-            accounts = index.accounts
-        } else {
-            let selector = context.accountSelector
-            if selector == nil && index.accounts.isEmpty { return .success }
-            accounts = [try AccountSelection.resolve(selector, in: index)]
-        }
+        guard let accounts = try Status.selectedAccounts(parsed, index, context) else { return .success }
         let unicode = PromptSegment.localeIsUTF8(context.environment)
         let segments = accounts.map { account in
             let workspace = AccountWorkspace(context, paths: paths, index: index, account: account)

@@ -8,15 +8,10 @@ final class SQLiteConnection: SQLConnection {
     private var statements: [String: Statement] = [:]
     var dialect: SQLDialect { .sqlite }
 
-    /// Only the first connection may create the file: creating opens and
-    /// closes a descriptor of its own, and closing any descriptor of a file
-    /// drops every POSIX lock this process holds on it, the other
-    /// connections' WAL locks included (fcntl(2)); another process would
-    /// then think it the last user and delete the WAL under us.
-    init(path: String, create: Bool) throws {
-        var options = DatabaseOptions()
-        options.create = create
-        database = try Database(path: path, options: options)
+    /// Creates the file when missing (`Database` does so without touching
+    /// the locks other connections hold on it).
+    init(path: String) throws {
+        database = try Database(path: path)
     }
 
     func query(_ sql: String, _ values: [SQLValue]) throws -> [Row] {

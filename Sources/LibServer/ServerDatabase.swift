@@ -14,10 +14,10 @@ public enum ServerDatabase {
     }
 
     private static func openSQLite(_ path: String) throws -> ServerStore {
-        let first = try SQLiteConnection(path: path, create: true)
+        let first = try SQLiteConnection(path: path)
         try ServerSchema.migrator.migrate(first.database)
         var others: [any SQLConnection] = []
-        for _ in 1..<poolSize { others.append(try SQLiteConnection(path: path, create: false)) }
+        for _ in 1..<poolSize { others.append(try SQLiteConnection(path: path)) }
         return ServerStore(first: first, others: others)
     }
 

@@ -2,21 +2,6 @@ import Foundation
 import Testing
 import TestSupport
 
-/// A free TCP port on 127.0.0.1 (bound, read back, released).
-func freeLoopbackPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let ok = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-    }
-    guard ok else { throw IntermediaryError.setup("no free port: errno \(errno)") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
 /// Waits until something accepts connections on 127.0.0.1:`port`.
 func waitUntilListening(_ port: Int, timeout: Double = 10) throws {
     let deadline = monotonicNow() + timeout

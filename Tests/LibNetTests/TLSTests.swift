@@ -27,7 +27,7 @@ struct TLSTests {
         let port: UInt16
 
         init(certificate: String, key: String) throws {
-            port = try Self.freePort()
+            port = UInt16(try freeLoopbackPort())
             process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
             process.arguments = ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key, "-www", "-quiet"]
             process.standardOutput = FileHandle.nullDevice
@@ -47,23 +47,6 @@ struct TLSTests {
             // runner's thread, and would then never end.
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-        }
-
-        /// A port that was free a moment ago: bound to port 0, then released.
-        private static func freePort() throws -> UInt16 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(fd) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let ok = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-                }
-            }
-            guard ok else { throw TLSTestError.serverDidNotStart }
-            return UInt16(bigEndian: address.sin_port)
         }
 
         private static func accepts(_ port: UInt16) -> Bool {

@@ -31,6 +31,15 @@ enum Status {
         return .long
     }
 
+    /// Every account with `--all`, else the one in effect; nil when no
+    /// account was asked for and none is signed in.
+    static func selectedAccounts(_ parsed: ParsedCommand, _ index: AccountIndex, _ context: CommandContext) throws -> [Account]? {
+        if parsed.isSet(StatusSyntax.all) { return index.accounts }
+        let selector = context.accountSelector
+        if selector == nil && index.accounts.isEmpty { return nil }
+        return [try AccountSelection.resolve(selector, in: index)]
+    }
+
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
         // The prompt's segment reads the prompt file, not the store.
         if parsed.isSet(StatusSyntax.prompt) { return try StatusPrompt.run(parsed, context) }
@@ -38,16 +47,7 @@ enum Status {
         let directories = try context.directories
         let paths = AccountPaths(directories: directories)
         let index = try AccountIndex.load(from: directories.config)
-        let accounts: [Account]
-        if parsed.isSet(StatusSyntax.all) {
-            accounts = index.accounts
-        } else {
-            let selector = context.accountSelector
-            if selector == nil && index.accounts.isEmpty {
-                return notSignedIn(format, context)
-            }
-            accounts = [try AccountSelection.resolve(selector, in: index)]
-        }
+        guard let accounts = try selectedAccounts(parsed, index, context) else { return notSignedIn(format, context) }
         for account in accounts {
             AccountWorkspace(context, paths: paths, index: index, account: account).writePromptFileIfMissing()
         }
