@@ -39,9 +39,9 @@ test-only:
 	@$(MAKE) --no-print-directory test-postgres
 	scripts/schemathesis/run.sh $(CURDIR)/$(DEBUG_BIN)
 
-# lib-server's protocol suite again, on a private PostgreSQL cluster.
+# lib-server's protocol suite and the write-intent sequences again, on a private PostgreSQL cluster.
 test-postgres:
-	LIB_BIN_DIR=$(CURDIR)/$(DEBUG_BIN) scripts/with-postgres.sh $(SWIFT) test --skip-build --filter LibServerTests
+	LIB_BIN_DIR=$(CURDIR)/$(DEBUG_BIN) scripts/with-postgres.sh scripts/with-test-session.sh $(SWIFT) test --skip-build --filter "LibServerTests|WriteIntentTests"
 
 demo: release
 	@scripts/with-test-session.sh scripts/demo.sh $(CURDIR)/$(RELEASE_BIN)

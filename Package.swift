@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "LibCLITests", dependencies: ["LibCLI", "LibJSON", "TestSupport"]),
         .testTarget(name: "LibNetTests", dependencies: ["LibNet", "TestSupport"]),
         .testTarget(name: "LibKeyringTests", dependencies: ["LibKeyring", "TestSupport"]),
-        .testTarget(name: "LibSyncTests", dependencies: ["LibSync", "TestSupport"]),
+        .testTarget(name: "LibSyncTests", dependencies: ["LibSync", "LibJSON", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "LibAccountsTests", dependencies: ["LibAccounts", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LibJSON", "TestSupport"]),
         // The fuzz targets' properties (Tests/Fuzz/Properties, also built by

@@ -1,3 +1,4 @@
+import LibSync
 import LibJSON
 
 /// How `lib resolve --edit` puts both values of a clashing field in the

@@ -21,6 +21,8 @@ struct Write {
 
 /// The three versions of a conflicting document: nil `mine` is a delete,
 /// nil `theirs` a document the server no longer has, nil `base` a create.
+/// Mine is the write's intent applied to its base, so the fields it differs
+/// from the base in are only those this user changed.
 struct Sides {
     let base: JSONObject?
     let mine: JSONObject?
@@ -28,7 +30,7 @@ struct Sides {
 
     init(_ item: OutboxItem) throws {
         base = try Self.object(item.baseBody, item.path, "the copy your change was based on")
-        mine = item.method == .delete ? nil : try Self.object(item.body, item.path, "your version")
+        mine = item.intent.isDelete ? nil : item.intent.applied(to: base ?? JSONObject())
         theirs = try Self.object(item.theirsBody, item.path, "the server's version")
     }
 

@@ -3,8 +3,8 @@ import LibJSON
 import LibSync
 
 /// What an edit of one document starts from: the document as this device
-/// knows it (the cached copy with the pending writes applied: the newest
-/// write's body), and the cached copy and ETag it is made against. When the
+/// knows it (its `LocalVersion`: the cached copy with the pending writes'
+/// intents applied), and the cached copy and ETag under it. When the
 /// device has never seen the document it is fetched first; without a token
 /// or a server that answers, the edit cannot start.
 struct EditBase {
@@ -18,9 +18,10 @@ struct EditBase {
     static func load(_ path: ResourcePath, store: AccountStore, workspace: AccountWorkspace, fetchIfMissing: Bool) throws -> EditBase {
         let key = path.description
         let cached = try store.cache.document(at: key)
-        if let newest = try store.outbox.items(for: key).last {
-            let document = newest.method == .delete ? nil : newest.body.flatMap { try? JSONParser.parse($0) }?.objectValue
-            return EditBase(document: document, cached: cached, pendingCreate: newest.createOnly && newest.attempts == 0)
+        let writes = try store.outbox.items(for: key)
+        if !writes.isEmpty {
+            let local = LocalVersion(path: key, cached: cached?.json, writes: writes)
+            return EditBase(document: local.document, cached: cached, pendingCreate: local.isUnsentCreate)
         }
         if let cached {
             guard let object = cached.json?.objectValue else {

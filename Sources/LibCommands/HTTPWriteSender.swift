@@ -43,11 +43,11 @@ struct HTTPWriteSender: WriteSender {
         ranOutOfTime = false
         if stopRequested() {
             wasStopped = true
-            return .temporary(reason: "not sent: the push was stopped", retryAfter: nil)
+            return .temporary(reason: "not sent: the push was stopped", retryAfter: nil, sent: false)
         }
         if let deadline, MonotonicClock.now() >= deadline {
             ranOutOfTime = true
-            return .temporary(reason: "the time given with --wait ran out", retryAfter: nil)
+            return .temporary(reason: "the time given with --wait ran out", retryAfter: nil, sent: false)
         }
         let target = "/v1/" + item.path
         var headers = [("Idempotency-Key", item.idempotencyKey)]
@@ -60,10 +60,11 @@ struct HTTPWriteSender: WriteSender {
         do {
             switch item.method {
             case .put:
-                var body: JSONValue?
-                if let text = item.body { body = try? JSONParser.parse(text) }
-                guard let body else { return .rejected(problem: "the saved document is not valid JSON") }
-                response = try api.send("PUT", target, headers: headers, json: body)
+                // The intent applied to the version it goes against.
+                guard let document = item.documentToSend else {
+                    return .rejected(problem: "the change has no version of the document to apply to")
+                }
+                response = try api.send("PUT", target, headers: headers, json: .object(document))
             case .delete:
                 response = try api.send("DELETE", target, headers: headers)
             }
@@ -141,6 +142,6 @@ struct HTTPWriteSender: WriteSender {
         default: retryAfter = nil
         }
         return .temporary(reason: FailureExplanation(failure: failure, path: .unknown, account: nil, pendingWrites: 0).reason,
-                          retryAfter: retryAfter.map { Double($0.seconds) })
+                          retryAfter: retryAfter.map { Double($0.seconds) }, sent: failure.mayHaveReachedServer)
     }
 }

@@ -13,8 +13,8 @@ struct PendingWrites: Equatable {
     var needResolving: Int
 }
 
-/// A document as `lib get` shows it: the server's copy (fresh or cached)
-/// with the newest unsent write applied, and what is unsent.
+/// A document as `lib get` shows it: its local version (the server's copy,
+/// fresh or cached, with the unsent writes' intents applied), and what is unsent.
 struct DocumentView {
     let path: String
     /// The document to show; nil when a pending write deletes it.
@@ -23,22 +23,13 @@ struct DocumentView {
     let serverCopy: JSONValue?
     let pending: PendingWrites?
 
-    /// Applies the newest of `items` (all of one path, oldest first) to the
-    /// server's copy: its body for a PUT, nothing for a DELETE.
     init(path: String, serverCopy: JSONValue?, outboxItems items: [OutboxItem]) {
+        let local = LocalVersion(path: path, cached: serverCopy, writes: items)
         self.path = path
         self.serverCopy = serverCopy
-        guard let newest = items.last else {
-            document = serverCopy
-            pending = nil
-            return
-        }
-        pending = PendingWrites(count: items.count, deletes: newest.method == .delete,
-                                needResolving: items.filter { $0.status != .pending }.count)
-        switch newest.method {
-        case .delete: document = nil
-        case .put: document = newest.body.flatMap { try? JSONParser.parse($0) } ?? serverCopy
-        }
+        document = local.shown
+        pending = items.isEmpty ? nil
+            : PendingWrites(count: items.count, deletes: local.deletes, needResolving: local.needResolving)
     }
 }
 

@@ -24,7 +24,7 @@ struct Resolution {
     func show() throws -> ExitCode {
         guard write.isConflict else {
             var text = "\(key) was rejected by the server for \(workspace.name): \(write.item.problem ?? "no reason given").\n"
-            text += "Your write: " + (write.item.method == .delete ? "delete it" : (write.item.body ?? "")) + "\n"
+            text += "Your write: " + Self.describe(write.item.intent) + "\n"
             if !write.later.isEmpty {
                 text += "\(Wording.writes(write.later.count).capitalizedFirst) of \(key) made on top of it also \(write.later.count == 1 ? "waits" : "wait").\n"
             }
@@ -93,7 +93,7 @@ struct Resolution {
         guard let merge = sides.fieldMerge(clashesTake: .mine) else {
             return try keepMineDocument(sides)
         }
-        try requeueOverTheirs(body: merge.merged, sides: sides)
+        try settle(on: merge.merged)
         say("Resolved \(key) for \(workspace.name): \(Self.describe(merge, clashesFrom: .mine)); it will be sent at the next push.")
         return .success
     }
@@ -104,20 +104,20 @@ struct Resolution {
         try requireConflict("--theirs")
         let sides = try Sides(write.item)
         guard let merge = sides.fieldMerge(clashesTake: .theirs), let theirs = sides.theirs else {
-            try dropMineKeepTheirs()
+            try settlement.dropAll()
             say("Resolved \(key) for \(workspace.name): kept the server's version; dropped \(write.droppedPhrase) of yours.")
             return .success
         }
         if merge.merged == theirs {
             // Nothing of this write is left to send; the writes made on top
             // of it go on, carried over onto the server's version.
-            try dropMineKeepingLater(over: theirs, sides: sides)
+            try settle(on: theirs)
             let left = write.later.isEmpty ? "nothing of yours is left to send"
                 : "your \(Wording.writes(write.later.count)) made on top of it will be sent at the next push, without the clashing values"
             say("Resolved \(key) for \(workspace.name): \(Self.describe(merge, clashesFrom: .theirs)); \(left).")
             return .success
         }
-        try requeueOverTheirs(body: merge.merged, sides: sides)
+        try settle(on: merge.merged)
         say("Resolved \(key) for \(workspace.name): \(Self.describe(merge, clashesFrom: .theirs)); it will be sent at the next push.")
         return .success
     }
@@ -136,11 +136,11 @@ struct Resolution {
     /// Mine deletes it, or the server deleted it: the document is the clash.
     private func keepMineDocument(_ sides: Sides) throws -> ExitCode {
         if sides.mine == nil && sides.theirs == nil {
-            try dropBecauseAlreadyDeleted()
+            try settle(on: nil)
             say("Resolved \(key) for \(workspace.name): the server had already deleted it; nothing to send.")
             return .success
         }
-        try requeueOverTheirs(body: sides.mine, sides: sides)
+        try settle(on: sides.mine)
         say(sides.mine == nil
             ? "Resolved \(key) for \(workspace.name): your delete will be sent at the next push."
             : "Resolved \(key) for \(workspace.name): the server had deleted it; your version will create it again at the next push.")
@@ -156,11 +156,11 @@ struct Resolution {
         let reverted = sides.fieldMerge(clashesTake: .mine)?.fromTheirs ?? []
         guard try confirmReverting(reverted, side: "the server", option: "--mine --whole", instead: "--mine") else { return .failure }
         if sides.mine == nil && sides.theirs == nil {
-            try dropBecauseAlreadyDeleted()
+            try settle(on: nil)
             say("Resolved \(key) for \(workspace.name): the server had already deleted it; nothing to send.")
             return .success
         }
-        try requeueOverTheirs(body: sides.mine, sides: sides, replayLater: false)
+        try settle(on: sides.mine)
         let what = reverted.isEmpty ? "" : "; it reverts \(reverted.joinedAsList()) (changed on the server)"
         say("Resolved \(key) for \(workspace.name): your whole version will be sent at the next push\(what).")
         return .success
@@ -171,13 +171,13 @@ struct Resolution {
         try requireConflict("--theirs --whole")
         let sides = try Sides(write.item)
         // Mine as this device shows it: with the writes made on top of it.
-        let newest = try write.later.last.map { $0.method == .delete ? nil : try Sides.object($0.body, key, "a later write") } ?? sides.mine
+        let newest = LocalVersion(path: key, cached: sides.base.map { .object($0) }, writes: [write.item] + write.later).document
         var reverted: [String] = []
         if let newest, let theirs = sides.theirs {
             reverted = FieldMerge(base: sides.base ?? JSONObject(), mine: newest, theirs: theirs, clashesTake: .theirs).fromMine
         }
         guard try confirmReverting(reverted, side: "you", option: "--theirs --whole", instead: "--theirs") else { return .failure }
-        try dropMineKeepTheirs()
+        try settlement.dropAll()
         let what = reverted.isEmpty ? "" : " (it reverts your change to \(reverted.joinedAsList()))"
         say("Resolved \(key) for \(workspace.name): kept the server's whole version; dropped \(write.droppedPhrase) of yours\(what).")
         return .success
@@ -211,24 +211,22 @@ struct Resolution {
             return .attention
         case .theirs:
             if sides.mine == nil {
-                try dropBecauseAlreadyDeleted()
+                try settle(on: nil)
                 say("Resolved \(key) for \(workspace.name): the server had already deleted it; nothing to send.")
             } else {
-                try dropMineKeepTheirs()
+                try settlement.dropAll()
                 say("Resolved \(key) for \(workspace.name): the server had deleted it and you had not changed it; dropped \(write.droppedPhrase).")
             }
             return .success
         case .delete:
-            try requeueOverTheirs(body: nil, sides: sides)
+            try settle(on: nil)
             say("Resolved \(key) for \(workspace.name) (merged): your delete will be sent at the next push.")
             return .success
         case .document(let merge):
-            if merge.fromMine.isEmpty && write.later.isEmpty && merge.merged == sides.theirs {
-                try dropMineKeepTheirs()
+            if try settle(on: merge.merged) == .nothingToSend {
                 say("Resolved \(key) for \(workspace.name) (merged): the server already has your changes; nothing to send.")
                 return .success
             }
-            try requeueOverTheirs(body: merge.merged, sides: sides)
             var sources: [String] = []
             if !merge.fromTheirs.isEmpty { sources.append(merge.fromTheirs.joinedAsList() + " from the server") }
             if !merge.fromMine.isEmpty { sources.append(merge.fromMine.joinedAsList() + " from you") }
@@ -282,11 +280,10 @@ struct Resolution {
             context.standardError.write("\(ProgramInfo.name): Nothing changed; \(key) still waits for a decision (\(workspace.name)).\n")
             return .attention
         }
-        if let sides {
-            try requeueOverTheirs(body: document, sides: sides)
+        if sides != nil {
+            try settle(on: document)
         } else {
-            try store.outbox.requeue(seq: write.item.seq, body: edited.serialized(), method: .put,
-                                     ifMatch: write.item.ifMatch, createOnly: write.item.createOnly)
+            try settlement.replace(with: document)
         }
         say("Resolved \(key) for \(workspace.name): your edited version will be sent at the next push.")
         return .success
@@ -301,93 +298,27 @@ struct Resolution {
 
     // MARK: Outbox changes
 
-    /// Puts the write back in line over the server's version: If-Match its
-    /// ETag, or a create when the server no longer has it; nil `body` is a
-    /// delete. The cache takes the server's version, the latest this device
-    /// knows of. The writes made on top of mine are carried over onto the
-    /// new body, field by field (`replayLater`), so that they do not bring
-    /// back what the settlement took from the server.
-    func requeueOverTheirs(body: JSONObject?, sides: Sides, replayLater: Bool = true) throws {
-        let item = write.item
-        let text = body.map { JSONValue.object($0).serialized() }
-        let method: OutboxItem.Method = body == nil ? .delete : .put
-        try store.database.write { _ in
-            if sides.theirs == nil {
-                try store.outbox.requeue(seq: item.seq, body: text, method: .put, ifMatch: nil, createOnly: true)
-                try store.cache.forget(key)
-            } else {
-                guard let etag = item.theirsETag, let theirsBody = item.theirsBody else {
-                    throw CommandFailure("The server's answer for \(key) had no ETag: run `lib get \(key)` while online, then `lib resolve \(key) --edit`.")
-                }
-                try store.outbox.requeue(seq: item.seq, body: text, method: method, ifMatch: etag, createOnly: false)
-                try store.cache.save(key, body: theirsBody, etag: etag, at: UnixClock.now())
-            }
-            if replayLater { try replayLaterWrites(from: sides.mine, onto: body) }
+    var settlement: Settlement { Settlement(store: store, write: write.item, later: write.later) }
+
+    /// Settles the conflict on `result` (nil: deleted), over the server's version.
+    @discardableResult
+    func settle(on result: JSONObject?) throws -> Settlement.Outcome {
+        do {
+            return try settlement.settle(on: result, now: context.now().secondsSince1970)
+        } catch let error as SettlementError {
+            throw CommandFailure(error.description)
         }
     }
 
-    /// Each later write of the path changed some fields of the version under
-    /// it; the same changes are made again on top of the settled body.
-    /// `firstIfMatch`: the first later write now goes straight over the
-    /// server's version (the one under it was dropped).
-    private func replayLaterWrites(from mine: JSONObject?, onto settled: JSONObject?, firstIfMatch: String? = nil) throws {
-        var under = mine
-        var result = settled
-        for (index, later) in write.later.enumerated() {
-            let laterDocument = later.method == .delete ? nil : try Sides.object(later.body, key, "a later write")
-            switch (under, laterDocument, result) {
-            case (let old?, let new?, let current?):
-                result = FieldMerge.replaying(from: old, to: new, onto: current)
-            default:
-                result = laterDocument
-            }
-            under = laterDocument
-            let ifMatch = index == 0 && firstIfMatch != nil ? firstIfMatch : later.ifMatch
-            if result != laterDocument || ifMatch != later.ifMatch {
-                try store.outbox.requeue(seq: later.seq, body: result.map { JSONValue.object($0).serialized() },
-                                         method: result == nil ? .delete : .put, ifMatch: ifMatch,
-                                         createOnly: index == 0 && firstIfMatch != nil ? false : later.createOnly)
-            }
-        }
-    }
-
-    /// Drops the write but not those made on top of it: the first of them
-    /// goes over the server's version (If-Match its ETag), each carried over
-    /// field by field.
-    private func dropMineKeepingLater(over theirs: JSONObject, sides: Sides) throws {
-        guard !write.later.isEmpty else { return try dropMineKeepTheirs() }
-        guard let etag = write.item.theirsETag, let theirsBody = write.item.theirsBody else {
-            throw CommandFailure("The server's answer for \(key) had no ETag: run `lib get \(key)` while online, then `lib resolve \(key) --edit`.")
-        }
-        try store.database.write { _ in
-            try store.outbox.remove(seq: write.item.seq)
-            try store.cache.save(key, body: theirsBody, etag: etag, at: UnixClock.now())
-            try replayLaterWrites(from: sides.mine, onto: theirs, firstIfMatch: etag)
-        }
-    }
-
-    /// Drops the write and those made on top of it; the cache takes theirs.
-    func dropMineKeepTheirs() throws {
-        let item = write.item
-        try store.database.write { _ in
-            for dropped in [item] + write.later { try store.outbox.remove(seq: dropped.seq) }
-            if let body = item.theirsBody {
-                try store.cache.save(key, body: body, etag: item.theirsETag, at: UnixClock.now())
-            } else {
-                try store.cache.forget(key)
-            }
-        }
-    }
-
-    /// Mine deletes what the server already deleted: drop it; the next write
-    /// of the path, if any, becomes a create.
-    func dropBecauseAlreadyDeleted() throws {
-        try store.database.write { _ in
-            try store.outbox.remove(seq: write.item.seq)
-            try store.cache.forget(key)
-            if let next = write.later.first {
-                try store.outbox.requeue(seq: next.seq, body: next.body, method: next.method, ifMatch: nil, createOnly: true)
-            }
+    /// A rejected write's intent, in a line: "delete it", "create {…}", "set title to "…"".
+    static func describe(_ intent: WriteIntent) -> String {
+        switch intent {
+        case .delete: return "delete it"
+        case .create(let document): return "create " + JSONValue.object(document).serialized()
+        case .change(let changes):
+            return changes.fields.map { name, value in
+                value.map { "set \(name) to \($0.serialized())" } ?? "remove \(name)"
+            }.joined(separator: ", ")
         }
     }
 }

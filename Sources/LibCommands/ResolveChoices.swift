@@ -1,3 +1,4 @@
+import LibSync
 import LibJSON
 
 /// What each way of settling a conflict would do, for `lib resolve PATH`:

@@ -34,23 +34,19 @@ struct WriteDescription {
 
     init(_ item: OutboxItem) {
         self.item = item
-        let base = Self.object(item.baseBody) ?? JSONObject()
-        let mine = item.method == .delete ? JSONObject() : Self.object(item.body) ?? JSONObject()
-        var fields = item.method == .delete ? [] : FieldMerge.changedFields(from: base, to: mine)
+        let base = item.base ?? JSONObject()
+        let mine = item.intent.applied(to: base) ?? JSONObject()
+        var fields = item.intent.isDelete ? [] : FieldMerge.changedFields(from: base, to: mine)
         var theirs: JSONObject?
         if item.status == .conflict {
-            theirs = Self.object(item.theirsBody) ?? JSONObject()
+            theirs = item.theirs ?? JSONObject()
             for field in FieldMerge.changedFields(from: base, to: theirs ?? JSONObject()) where !fields.contains(field) {
                 fields.append(field)
             }
         }
         changes = fields.map { field in
-            FieldChange(field: field, old: base[field], new: item.method == .delete ? base[field] : mine[field],
+            FieldChange(field: field, old: base[field], new: item.intent.isDelete ? base[field] : mine[field],
                         theirs: theirs.map { $0[field] })
         }
-    }
-
-    private static func object(_ text: String?) -> JSONObject? {
-        text.flatMap { try? JSONParser.parse($0) }?.objectValue
     }
 }

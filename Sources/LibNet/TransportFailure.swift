@@ -117,6 +117,20 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
         }
     }
 
+    /// Whether the request may have reached the server: false only when it
+    /// surely did not (no connection was made, or none on which its bytes
+    /// were written), so that a write that failed so was never sent.
+    public var mayHaveReachedServer: Bool {
+        switch kind {
+        case .noRoute, .dnsFailure, .proxyNotResolved, .connectionRefused, .connectTimeout, .tlsUntrusted,
+            .tlsNameMismatch, .tlsHandshake, .tlsCABundleUnreadable, .libcurlUnavailable, .invalidRequest:
+            return false
+        case .responseTimeout, .connectionLost, .notHTTP, .notFromLibraryServer, .answerTooLarge,
+            .proxyCouldNotReachServer, .redirected, .serverError, .rateLimited, .unauthorized, .other:
+            return true
+        }
+    }
+
     /// Whether a redirect's `Location` names another host than the
     /// server's (a relative one stays on the server): the mark of a captive
     /// portal's sign-in page, not of a wrong server URL.

@@ -24,12 +24,21 @@ public final class AccountStore {
     }
 
     /// Opens an existing store only to read it (for `lib status` and the
-    /// completions): no migration, no write, nothing created.
+    /// completions): no write, nothing created; only a store an earlier
+    /// release made is migrated first (once), so that it reads as this
+    /// release's.
     public init(readingFrom path: String) throws {
         var options = DatabaseOptions()
         options.readOnly = true
         options.create = false
-        database = try Database(path: path, options: options)
+        let reader = try Database(path: path, options: options)
+        if try reader.scalar(cached: "SELECT 1 FROM schema_migrations WHERE name = ?1", [.text(AccountStoreSchema.newest)]) != nil {
+            database = reader
+        } else {
+            options.readOnly = false
+            database = try Database(path: path, options: options)
+            try AccountStoreSchema.migrator.migrate(database)
+        }
     }
 }
 

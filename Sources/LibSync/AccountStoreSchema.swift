@@ -2,6 +2,9 @@ import LibStore
 
 /// The migrations of an account's store: its cache and its outbox. Append only.
 enum AccountStoreSchema {
+    /// The last migration's name: a store that has it needs none.
+    static let newest = "003-intents"
+
     static var migrator: Migrator {
         var m = Migrator()
         m.register("001-cache", sql: """
@@ -56,6 +59,7 @@ enum AccountStoreSchema {
             END;
             CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
             """)
+        m.register(newest, WholeDocumentWrites.migrate)
         return m
     }
 }

@@ -13,19 +13,6 @@ public struct WriteAnswer: Sendable, Equatable {
     }
 }
 
-/// The precondition a write is sent with: `If-Match: ETAG`, or
-/// `If-None-Match: *` for a create.
-public struct Precondition: Sendable, Equatable {
-    public var ifMatch: String?
-    public var createOnly: Bool
-
-    /// What the next write of a path carries once a write of it succeeded
-    /// with `etag`: after a delete the path is gone, so the next is a create.
-    static func after(_ method: OutboxItem.Method, etag: String?) -> Precondition {
-        method == .delete ? Precondition(ifMatch: nil, createOnly: true) : Precondition(ifMatch: etag, createOnly: false)
-    }
-}
-
 /// Answers a push has received but not yet recorded, written to the store
 /// together (one commit, one fsync) once there are `limit.writes` of them or
 /// the oldest has waited `limit.seconds`.
@@ -34,9 +21,9 @@ public struct Precondition: Sendable, Equatable {
 /// idempotency key: after a crash the next push sends an unrecorded write
 /// again with the same key and the server replays the answer it recorded,
 /// applying nothing twice. Until they are recorded, the batch also answers
-/// for them: the precondition a later write of the same path must carry
-/// (the ETag the previous answer returned), and the paths a 412 or a
-/// rejection holds back.
+/// for them: the version a later write of the same path goes against (the
+/// one the previous answer gave, see `Chain`), and the paths a 412, a
+/// rejection or a clash holds back.
 struct AnswerBatch {
     struct Limit: Sendable {
         var writes: Int
@@ -45,7 +32,7 @@ struct AnswerBatch {
 
     let limit: Limit
     private(set) var answers: [WriteAnswer] = []
-    private var chained: [String: Precondition] = [:]
+    private var chained: [String: Chain.Version] = [:]
     private var held: Set<String> = []
     private var oldest: Double?
 
@@ -56,7 +43,7 @@ struct AnswerBatch {
         if oldest == nil { oldest = Self.monotonicNow() }
         answers.append(answer)
         switch answer.outcome {
-        case .applied(_, let etag): chained[item.path] = .after(item.method, etag: etag)
+        case .applied(let document, let etag): chained[item.path] = Chain.Version(after: item, document: document, etag: etag)
         case .conflict, .rejected: held.insert(item.path)
         case .unauthorized, .temporary: break
         }
@@ -65,11 +52,18 @@ struct AnswerBatch {
     /// Whether a 412 or a rejection not yet recorded holds this path back.
     func holds(_ path: String) -> Bool { held.contains(path) }
 
-    /// The item as it must be sent: with the precondition the previous
-    /// write of its path earned, when that answer is still in memory.
-    func prepared(_ item: OutboxItem) -> OutboxItem {
-        guard let precondition = chained[item.path] else { return item }
-        return item.with(precondition)
+    /// The item as it must be sent: against the version the previous write
+    /// of its path left, when that answer is still in memory. A clash holds
+    /// the path back; recording the previous answer makes it a conflict.
+    mutating func prepared(_ item: OutboxItem) -> OutboxItem? {
+        guard let version = chained[item.path] else { return item }
+        switch Chain.next(item, after: version) {
+        case .send(let rebased):
+            return rebased
+        case .clash:
+            held.insert(item.path)
+            return nil
+        }
     }
 
     var isDue: Bool {
@@ -89,14 +83,5 @@ struct AnswerBatch {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-}
-
-extension OutboxItem {
-    func with(_ precondition: Precondition) -> OutboxItem {
-        OutboxItem(seq: seq, path: path, method: method, createOnly: precondition.createOnly, body: body,
-                   baseBody: baseBody, baseETag: baseETag, ifMatch: precondition.ifMatch, idempotencyKey: idempotencyKey,
-                   status: status, attempts: attempts, lastError: lastError, theirsBody: theirsBody,
-                   theirsETag: theirsETag, problem: problem, createdAt: createdAt, updatedAt: updatedAt)
     }
 }

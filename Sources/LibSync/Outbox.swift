@@ -1,3 +1,4 @@
+import LibJSON
 import LibStore
 
 /// The account's durable queue of writes: saved in one transaction with a
@@ -6,20 +7,17 @@ import LibStore
 public struct Outbox {
     let db: Database
 
-    /// A write the user just made.
+    /// A write the user just made: what they did, and the document as they
+    /// saw it with the server's ETag under it (nil for a create).
     public struct NewWrite: Sendable {
         public var path: String
-        public var method: OutboxItem.Method
-        public var createOnly: Bool
-        public var body: String?
+        public var intent: WriteIntent
         public var baseBody: String?
         public var baseETag: String?
 
-        public init(path: String, method: OutboxItem.Method, createOnly: Bool = false, body: String?, baseBody: String?, baseETag: String?) {
+        public init(path: String, intent: WriteIntent, baseBody: String?, baseETag: String?) {
             self.path = path
-            self.method = method
-            self.createOnly = createOnly
-            self.body = body
+            self.intent = intent
             self.baseBody = baseBody
             self.baseETag = baseETag
         }
@@ -28,37 +26,37 @@ public struct Outbox {
     public enum EnqueueOutcome: Sendable, Equatable {
         /// A new item joined the queue.
         case queued(seq: Int64)
-        /// Merged into a write of the same path that was never attempted.
+        /// Merged into a write of the same path that was never sent.
         case coalesced(seq: Int64)
         /// A create followed by a delete, neither ever sent: nothing is left to do.
         case cancelled
     }
 
     /// Saves a write durably. When the newest write of the same path is still
-    /// pending and was never attempted, the two become one (its key was never
-    /// sent, so it can still change); otherwise the write queues behind it.
+    /// pending and was never sent, the two intents become one (its key is
+    /// unknown to the server, so it can still change); otherwise the write
+    /// queues behind it and goes against the version that one's answer gives.
     @discardableResult
     public func enqueue(_ write: NewWrite, now: UnixSeconds = UnixClock.now()) throws -> EnqueueOutcome {
         try db.write { db in
             let last = try Self.items(db, "WHERE path = ?1 ORDER BY seq DESC LIMIT 1", [.text(write.path)]).first
-            if let last, last.status == .pending, last.attempts == 0 {
-                if last.createOnly && write.method == .delete {
+            if let last, last.isUnsent {
+                guard let merged = last.intent.followed(by: write.intent, base: last.base) else {
                     try db.run("DELETE FROM outbox WHERE seq = ?1", [.integer(last.seq)])
                     return .cancelled
                 }
-                try db.run("UPDATE outbox SET method = ?2, body = ?3, updated_at = ?4 WHERE seq = ?1",
-                           [.integer(last.seq), .text(write.method.rawValue), SQLValue(write.body), .real(now)])
+                try Self.store(merged, seq: last.seq, db, now: now)
                 return .coalesced(seq: last.seq)
             }
-            // Behind an earlier write of the same path, the precondition is
-            // filled in from that write's answer when it succeeds.
-            let ifMatch = last == nil ? write.baseETag : nil
+            let ifMatch = last == nil && !write.intent.isCreate ? write.baseETag : nil
+            let stored = StoredIntent(write.intent)
             try db.run("""
-                INSERT INTO outbox (path, method, create_only, body, base_body, base_etag, if_match, idempotency_key, created_at, updated_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)
-                """, [.text(write.path), .text(write.method.rawValue), SQLValue(write.createOnly), SQLValue(write.body),
-                      SQLValue(write.baseBody), SQLValue(write.baseETag), SQLValue(ifMatch), .text(Self.newKey()),
-                      .real(now)])
+                INSERT INTO outbox (path, method, create_only, body, changes, base_body, base_etag, if_match,
+                    idempotency_key, created_at, updated_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)
+                """, [.text(write.path), .text(stored.method), SQLValue(stored.createOnly), SQLValue(stored.body),
+                      SQLValue(stored.changes), SQLValue(write.baseBody), SQLValue(write.baseETag), SQLValue(ifMatch),
+                      .text(Self.newKey()), .real(now)])
             return .queued(seq: db.lastInsertRowID)
         }
     }
@@ -80,75 +78,67 @@ public struct Outbox {
     /// has no conflict or rejected write ahead of it (those wait for `lib
     /// resolve`; other paths go on).
     public func nextSendable(after seq: Int64 = 0) throws -> OutboxItem? {
-        try Self.items(db, """
-            WHERE seq > ?1 AND status = 'pending' AND NOT EXISTS (
-                SELECT 1 FROM outbox AS earlier WHERE earlier.path = outbox.path AND earlier.seq < outbox.seq
-                AND earlier.status <> 'pending')
-            ORDER BY seq LIMIT 1
-            """, [.integer(seq)]).first
+        try Self.items(db, "WHERE seq > ?1 AND \(Self.sendable) ORDER BY seq LIMIT 1", [.integer(seq)]).first
     }
 
-    /// Counted durably before the request is sent: from then on the item is
-    /// "attempted" and no later edit may merge into it.
-    public func markAttempted(seq: Int64, now: UnixSeconds = UnixClock.now()) throws {
-        try db.run("UPDATE outbox SET attempts = attempts + 1, updated_at = ?2 WHERE seq = ?1",
-                   [.integer(seq), .real(now)])
-    }
+    static let sendable = """
+        status = 'pending' AND NOT EXISTS (
+            SELECT 1 FROM outbox AS earlier WHERE earlier.path = outbox.path AND earlier.seq < outbox.seq
+            AND earlier.status <> 'pending')
+        """
 
-    /// Marks every write the pass may send as attempted, in one transaction,
-    /// before it sends any of them. A write waiting behind a conflict or a
-    /// rejected write of its path cannot be sent, so it is not marked: it
-    /// was never on the wire, and `lib discard` may take it back.
-    public func markPendingAttempted(now: UnixSeconds = UnixClock.now()) throws {
-        try db.run("""
-            UPDATE outbox SET attempts = attempts + 1, updated_at = ?1 WHERE status = 'pending' AND NOT EXISTS (
-                SELECT 1 FROM outbox AS earlier WHERE earlier.path = outbox.path AND earlier.seq < outbox.seq
-                AND earlier.status <> 'pending')
-            """, [.real(now)])
-    }
-
-    /// A transport failure, 5xx or 429: the item stays, first in line.
-    public func recordFailure(seq: Int64, error: String, now: UnixSeconds = UnixClock.now()) throws {
-        try db.run(cached: "UPDATE outbox SET last_error = ?2, updated_at = ?3 WHERE seq = ?1",
-                   [.integer(seq), .text(error), .real(now)])
-    }
-
-    /// A 2xx: in one transaction, the item leaves the outbox, the cache takes
-    /// the server's document (or forgets a deleted one), and the next write
-    /// of the same path gets the new ETag as its precondition.
-    public func recordSuccess(seq: Int64, document: String?, etag: String?, now: UnixSeconds = UnixClock.now()) throws {
-        try db.write { db in try Self.recordSuccess(db, seq: seq, document: document, etag: etag, now: now) }
-    }
-
-    static func recordSuccess(_ db: Database, seq: Int64, document: String?, etag: String?, now: UnixSeconds) throws {
-        guard let item = try Self.items(db, "WHERE seq = ?1", [.integer(seq)]).first else { return }
-        try db.run(cached: "DELETE FROM outbox WHERE seq = ?1", [.integer(seq)])
-        let cache = Cache(db: db)
-        if item.method == .delete {
-            try cache.forget(item.path)
-        } else if let body = document ?? item.body {
-            try cache.save(item.path, body: body, etag: etag, at: now)
+    /// Before a pass sends anything, in one transaction: claims every write
+    /// it may send, so that no edit merges into one whose request may be on
+    /// the wire. A claim left by a push that died is a write that may have
+    /// reached the server: it counts as an attempt. A write waiting behind a
+    /// conflict or a rejected write of its path is not claimed.
+    public func claimSendable(now: UnixSeconds = UnixClock.now()) throws {
+        try db.write { db in
+            try db.run("UPDATE outbox SET attempts = attempts + 1, claimed = 0 WHERE claimed = 1")
+            try db.run("UPDATE outbox SET claimed = 1 WHERE \(Self.sendable)")
         }
-        if let next = try db.scalar(cached: "SELECT seq FROM outbox WHERE path = ?1 AND seq > ?2 ORDER BY seq LIMIT 1",
-                                    [.text(item.path), .integer(seq)])?.integer {
-            let chained = Precondition.after(item.method, etag: etag)
-            try db.run(cached: "UPDATE outbox SET if_match = ?2, create_only = ?3 WHERE seq = ?1",
-                       [.integer(next), SQLValue(chained.ifMatch), SQLValue(chained.createOnly)])
+    }
+
+    /// A write's request failed without settling it; `sent`: it may have
+    /// reached the server (a connection was made and bytes written).
+    public func recordFailure(seq: Int64, error: String, sent: Bool, now: UnixSeconds = UnixClock.now()) throws {
+        try db.run(cached: """
+            UPDATE outbox SET last_error = ?2, attempts = attempts + ?3, claimed = 0,
+                updated_at = CASE WHEN ?3 = 1 THEN ?4 ELSE updated_at END
+            WHERE seq = ?1
+            """, [.integer(seq), .text(error), .integer(sent ? 1 : 0), .real(now)])
+    }
+
+    /// The failure that stopped a pass, for `record`.
+    public struct Failure: Sendable, Equatable {
+        public var seq: Int64
+        public var error: String
+        public var sent: Bool
+        public init(seq: Int64, error: String, sent: Bool) {
+            self.seq = seq
+            self.error = error
+            self.sent = sent
         }
     }
 
     /// Records a push's answers, in the order they came, in one transaction
-    /// (one commit, so one fsync, for the whole batch), and with them the
-    /// failure that stopped the pass, if any.
-    public func record(_ answers: [WriteAnswer], failure: (seq: Int64, error: String)? = nil,
-                       now: UnixSeconds = UnixClock.now()) throws {
-        guard !answers.isEmpty || failure != nil else { return }
-        try db.write { db in
+    /// (one commit, so one fsync, for the whole batch), with the failure that
+    /// stopped the pass, if any; `finished`: the pass is over, and the writes
+    /// it claimed but never sent are free again. Returns the writes that
+    /// became conflicts without being sent (see `Chain`).
+    @discardableResult
+    public func record(_ answers: [WriteAnswer], failure: Failure? = nil, finished: Bool = false,
+                       now: UnixSeconds = UnixClock.now()) throws -> [OutboxItem] {
+        guard !answers.isEmpty || failure != nil || finished else { return [] }
+        return try db.write { db in
             let outbox = Outbox(db: db)
+            var heldBack: [OutboxItem] = []
             for answer in answers {
                 switch answer.outcome {
                 case .applied(let document, let etag):
-                    try Self.recordSuccess(db, seq: answer.seq, document: document, etag: etag, now: now)
+                    if let held = try Self.recordSuccess(db, seq: answer.seq, document: document, etag: etag, now: now) {
+                        heldBack.append(held)
+                    }
                 case .conflict(let theirs, let etag):
                     try outbox.recordConflict(seq: answer.seq, theirsBody: theirs, theirsETag: etag, now: now)
                 case .rejected(let problem):
@@ -157,7 +147,36 @@ public struct Outbox {
                     break  // the pass stops at these: they come as `failure`
                 }
             }
-            if let failure { try outbox.recordFailure(seq: failure.seq, error: failure.error, now: now) }
+            if let failure { try outbox.recordFailure(seq: failure.seq, error: failure.error, sent: failure.sent, now: now) }
+            if finished { try db.run("UPDATE outbox SET claimed = 0 WHERE claimed = 1") }
+            return heldBack
+        }
+    }
+
+    /// A 2xx: in one transaction, the item leaves the outbox, the cache takes
+    /// the server's document (or forgets a deleted one), and the next write
+    /// of the same path goes against that version, or becomes a conflict
+    /// when its intent clashes with it (returned).
+    public func recordSuccess(seq: Int64, document: String?, etag: String?, now: UnixSeconds = UnixClock.now()) throws {
+        try db.write { db in _ = try Self.recordSuccess(db, seq: seq, document: document, etag: etag, now: now) }
+    }
+
+    static func recordSuccess(_ db: Database, seq: Int64, document: String?, etag: String?, now: UnixSeconds) throws -> OutboxItem? {
+        guard let item = try Self.items(db, "WHERE seq = ?1", [.integer(seq)]).first else { return nil }
+        try db.run(cached: "DELETE FROM outbox WHERE seq = ?1", [.integer(seq)])
+        let cache = Cache(db: db)
+        let version = Chain.Version(after: item, document: document, etag: etag)
+        if let body = version.body { try cache.save(item.path, body: body, etag: etag, at: now) } else { try cache.forget(item.path) }
+        guard let next = try Self.items(db, "WHERE path = ?1 AND seq > ?2 ORDER BY seq LIMIT 1",
+                                        [.text(item.path), .integer(seq)]).first, next.status == .pending else { return nil }
+        switch Chain.next(next, after: version) {
+        case .send(let rebased):
+            try db.run(cached: "UPDATE outbox SET base_body = ?2, base_etag = ?3, if_match = ?3 WHERE seq = ?1",
+                       [.integer(next.seq), SQLValue(rebased.baseBody), SQLValue(rebased.baseETag)])
+            return nil
+        case .clash:
+            try Outbox(db: db).recordConflict(seq: next.seq, theirsBody: version.body, theirsETag: version.etag, now: now)
+            return next
         }
     }
 
@@ -165,27 +184,47 @@ public struct Outbox {
     /// document (nil when it no longer exists) and ETag from the answer.
     public func recordConflict(seq: Int64, theirsBody: String?, theirsETag: String?, now: UnixSeconds = UnixClock.now()) throws {
         try db.run(cached: """
-            UPDATE outbox SET status = 'conflict', theirs_body = ?2, theirs_etag = ?3, last_error = NULL, updated_at = ?4
+            UPDATE outbox SET status = 'conflict', theirs_body = ?2, theirs_etag = ?3, last_error = NULL, claimed = 0,
+                updated_at = ?4
             WHERE seq = ?1
             """, [.integer(seq), SQLValue(theirsBody), SQLValue(theirsETag), .real(now)])
     }
 
     /// Another 4xx: the server will not take this write as it is.
     public func recordRejection(seq: Int64, problem: String, now: UnixSeconds = UnixClock.now()) throws {
-        try db.run(cached: "UPDATE outbox SET status = 'rejected', problem = ?2, last_error = NULL, updated_at = ?3 WHERE seq = ?1",
-                   [.integer(seq), .text(problem), .real(now)])
+        try db.run(cached: """
+            UPDATE outbox SET status = 'rejected', problem = ?2, last_error = NULL, claimed = 0, updated_at = ?3 WHERE seq = ?1
+            """, [.integer(seq), .text(problem), .real(now)])
     }
 
-    /// Puts a settled conflict back in line with a new body and precondition,
-    /// under a new key (the old key's answer was the 412).
-    public func requeue(seq: Int64, body: String?, method: OutboxItem.Method, ifMatch: String?, createOnly: Bool, now: UnixSeconds = UnixClock.now()) throws {
+    /// Puts a settled write back in line with a new intent, against the
+    /// server's version it was settled against (its new base), under a new
+    /// key (the old key's answer was the 412 or the rejection).
+    public func requeue(seq: Int64, intent: WriteIntent, baseBody: String?, baseETag: String?,
+                        now: UnixSeconds = UnixClock.now()) throws {
+        let stored = StoredIntent(intent)
         try db.run("""
-            UPDATE outbox SET status = 'pending', method = ?2, body = ?3, if_match = ?4, create_only = ?5,
-                idempotency_key = ?6, theirs_body = NULL, theirs_etag = NULL, problem = NULL, last_error = NULL,
-                attempts = 0, updated_at = ?7
+            UPDATE outbox SET status = 'pending', method = ?2, create_only = ?3, body = ?4, changes = ?5,
+                base_body = ?6, base_etag = ?7, if_match = ?8, idempotency_key = ?9, theirs_body = NULL,
+                theirs_etag = NULL, problem = NULL, last_error = NULL, attempts = 0, claimed = 0, updated_at = ?10
             WHERE seq = ?1
-            """, [.integer(seq), .text(method.rawValue), SQLValue(body), SQLValue(ifMatch), SQLValue(createOnly),
-                  .text(Self.newKey()), .real(now)])
+            """, [.integer(seq), .text(stored.method), SQLValue(stored.createOnly), SQLValue(stored.body),
+                  SQLValue(stored.changes), SQLValue(baseBody), SQLValue(baseETag),
+                  SQLValue(intent.isCreate ? nil : baseETag), .text(Self.newKey()), .real(now)])
+    }
+
+    /// A write that is first of its path again (the one before it was
+    /// dropped) goes against `version`, or waits for `lib resolve` when its
+    /// intent clashes with it.
+    public func advance(_ item: OutboxItem, onto version: Chain.Version, now: UnixSeconds = UnixClock.now()) throws {
+        guard item.status == .pending else { return }
+        switch Chain.next(item, after: version) {
+        case .send(let rebased):
+            try db.run("UPDATE outbox SET base_body = ?2, base_etag = ?3, if_match = ?3 WHERE seq = ?1",
+                       [.integer(item.seq), SQLValue(rebased.baseBody), SQLValue(rebased.baseETag)])
+        case .clash:
+            try recordConflict(seq: item.seq, theirsBody: version.body, theirsETag: version.etag, now: now)
+        }
     }
 
     public func remove(seq: Int64) throws {
@@ -199,7 +238,7 @@ public struct Outbox {
         try db.write { db in
             var removed = 0
             for path in paths {
-                removed += try Self.items(db, "WHERE path = ?1", [.text(path)]).count
+                removed += Int(try db.scalar("SELECT count(*) FROM outbox WHERE path = ?1", [.text(path)])?.integer ?? 0)
                 try db.run("DELETE FROM outbox WHERE path = ?1", [.text(path)])
             }
             return removed
@@ -226,22 +265,37 @@ public struct Outbox {
         return counts
     }
 
+    static let columns = """
+        seq, path, method, create_only, body, changes, base_body, base_etag, if_match, idempotency_key, status,
+        attempts, claimed, last_error, theirs_body, theirs_etag, problem, created_at, updated_at
+        """
+
     static func items(_ db: Database, _ clause: String, _ values: [SQLValue]) throws -> [OutboxItem] {
-        try db.withCachedStatement("""
-            SELECT seq, path, method, create_only, body, base_body, base_etag, if_match, idempotency_key, status,
-                attempts, last_error, theirs_body, theirs_etag, problem, created_at, updated_at FROM outbox \(clause)
-            """) { statement in
+        try db.withCachedStatement("SELECT \(columns) FROM outbox \(clause)") { statement in
             try statement.bind(values)
             return try statement.rows { s in
-                OutboxItem(
-                    seq: s.integer(at: 0), path: s.text(at: 1) ?? "",
-                    method: OutboxItem.Method(rawValue: s.text(at: 2) ?? "") ?? .put, createOnly: s.integer(at: 3) != 0,
-                    body: s.text(at: 4), baseBody: s.text(at: 5), baseETag: s.text(at: 6), ifMatch: s.text(at: 7),
-                    idempotencyKey: s.text(at: 8) ?? "", status: OutboxItem.Status(rawValue: s.text(at: 9) ?? "") ?? .pending,
-                    attempts: Int(s.integer(at: 10)), lastError: s.text(at: 11), theirsBody: s.text(at: 12),
-                    theirsETag: s.text(at: 13), problem: s.text(at: 14),
-                    createdAt: s.value(at: 15).real ?? 0, updatedAt: s.value(at: 16).real ?? 0)
+                let seq = s.integer(at: 0)
+                let path = s.text(at: 1) ?? ""
+                guard let intent = StoredIntent(method: s.text(at: 2), createOnly: s.integer(at: 3) != 0, body: s.text(at: 4),
+                                                changes: s.text(at: 5)).intent else {
+                    throw UnreadableWrite(seq: seq, path: path)
+                }
+                return OutboxItem(
+                    seq: seq, path: path, intent: intent, baseBody: s.text(at: 6), baseETag: s.text(at: 7),
+                    ifMatch: s.text(at: 8), idempotencyKey: s.text(at: 9) ?? "",
+                    status: OutboxItem.Status(rawValue: s.text(at: 10) ?? "") ?? .pending,
+                    attempts: Int(s.integer(at: 11)), claimed: s.integer(at: 12) != 0, lastError: s.text(at: 13),
+                    theirsBody: s.text(at: 14), theirsETag: s.text(at: 15), problem: s.text(at: 16),
+                    createdAt: s.value(at: 17).real ?? 0, updatedAt: s.value(at: 18).real ?? 0)
             }
         }
+    }
+
+    /// Writes an intent into an existing row (coalescing).
+    private static func store(_ intent: WriteIntent, seq: Int64, _ db: Database, now: UnixSeconds) throws {
+        let stored = StoredIntent(intent)
+        try db.run("UPDATE outbox SET method = ?2, create_only = ?3, body = ?4, changes = ?5, updated_at = ?6 WHERE seq = ?1",
+                   [.integer(seq), .text(stored.method), SQLValue(stored.createOnly), SQLValue(stored.body),
+                    SQLValue(stored.changes), .real(now)])
     }
 }

@@ -45,16 +45,25 @@ public struct PushRun {
         // One transaction for the whole pass instead of one per write (a
         // commit is an fsync): from here on no edit merges into a write this
         // pass may send; later edits queue behind it.
-        try store.outbox.markPendingAttempted(now: now())
+        try store.outbox.claimSendable(now: now())
+        func record(failure: Outbox.Failure? = nil, finished: Bool = false) throws {
+            // Writes whose intent clashed with the version the write before
+            // them left: conflicts, found without a request.
+            for held in try store.outbox.record(batch.answers, failure: failure, finished: finished, now: now()) {
+                report.conflicts.append(held.path)
+                report.results.append(PushWriteResult(held, .conflict(theirsETag: nil)))
+            }
+            batch.clear()
+        }
         while let next = try store.outbox.nextSendable(after: after) {
             after = next.seq
             if batch.holds(next.path) { continue }
             guard try store.generation() == generation else {
-                try store.outbox.record(batch.answers, now: now())
+                try record(finished: true)
                 report.stop = .loggedOut
                 return report
             }
-            let item = batch.prepared(next)
+            guard let item = batch.prepared(next) else { continue }
             let outcome = sender.send(item)
             switch outcome {
             case .applied(_, let etag):
@@ -67,23 +76,21 @@ public struct PushRun {
                 report.rejected.append(item.path)
                 report.results.append(PushWriteResult(item, .rejected(problem: problem)))
             case .unauthorized:
-                try store.outbox.record(batch.answers, failure: (item.seq, "the session expired (401)"), now: now())
+                // The server refused the request: the write was not applied.
+                try record(failure: Outbox.Failure(seq: item.seq, error: "the session expired (401)", sent: false), finished: true)
                 report.results.append(PushWriteResult(item, .failed(reason: "the session expired (401)")))
                 report.stop = .unauthorized
                 return report
-            case .temporary(let reason, let retryAfter):
-                try store.outbox.record(batch.answers, failure: (item.seq, reason), now: now())
+            case .temporary(let reason, let retryAfter, let sent):
+                try record(failure: Outbox.Failure(seq: item.seq, error: reason, sent: sent), finished: true)
                 report.results.append(PushWriteResult(item, .failed(reason: reason)))
                 report.stop = .temporary(reason: reason, retryAfter: retryAfter)
                 return report
             }
             batch.add(WriteAnswer(seq: item.seq, outcome: outcome), for: item)
-            if batch.isDue {
-                try store.outbox.record(batch.answers, now: now())
-                batch.clear()
-            }
+            if batch.isDue { try record() }
         }
-        try store.outbox.record(batch.answers, now: now())
+        try record(finished: true)
         return report
     }
 }

@@ -73,6 +73,9 @@ public struct SetAsideOutboxes {
         var restored = 0
         let db = store.database
         for file in files(for: key) {
+            // A file set aside by an earlier release is brought to this
+            // release's outbox format first (writes as intents).
+            _ = try AccountStore(path: file)
             try db.execute("ATTACH DATABASE '\(sqlQuoted(file))' AS aside")
             do {
                 restored += try db.write { db -> Int in
@@ -99,8 +102,8 @@ public struct SetAsideOutboxes {
     }
 
     static let columnList = [
-        "seq", "path", "method", "create_only", "body", "base_body", "base_etag", "if_match", "idempotency_key", "status",
-        "attempts", "last_error", "theirs_body", "theirs_etag", "problem", "created_at", "updated_at",
+        "seq", "path", "method", "create_only", "body", "changes", "base_body", "base_etag", "if_match", "idempotency_key",
+        "status", "attempts", "claimed", "last_error", "theirs_body", "theirs_etag", "problem", "created_at", "updated_at",
     ]
     static let columns = columnList.joined(separator: ", ")
 

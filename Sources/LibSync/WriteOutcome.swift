@@ -9,8 +9,10 @@ public enum WriteOutcome: Sendable, Equatable {
     /// 401: the session is gone; nothing more can be sent.
     case unauthorized
     /// Transport failure, timeout, 5xx, 429, 409 (key in flight): try again
-    /// later, in the same order, with the same key. `retryAfter` in seconds.
-    case temporary(reason: String, retryAfter: Double?)
+    /// later, in the same order, with the same key. `retryAfter` in seconds;
+    /// `sent`: the request may have reached the server (a connection was
+    /// made and its bytes written), so the key may be known there.
+    case temporary(reason: String, retryAfter: Double?, sent: Bool)
 }
 
 /// Sends one outbox item to the server: `PUT`/`DELETE` with its

@@ -173,7 +173,7 @@ import TestSupport
         _ = _dir
     }
 
-    /// Until the outbox has `lib edit`, writes are put in it through the store.
+    /// Writes put in the outbox through the store (a change is its intent: the fields it sets).
     @Test func pendingWritesAreShownAppliedAndMarked() throws {
         let (server, _dir) = try startDemoServer()
         let lib = try LibHarness()
@@ -181,8 +181,8 @@ import TestSupport
         let account = lib.account("alice", on: server)
         #expect(try lib.lib("get", "books").status == 0)
         try lib.sql(account, """
-            INSERT INTO outbox (path, method, body, base_etag, if_match, idempotency_key, created_at, updated_at)
-            VALUES ('books/b-7', 'PUT', '{"id":"b-7","title":"Dune (annotated)","author":"Frank Herbert","year":1965}',
+            INSERT INTO outbox (path, method, changes, base_etag, if_match, idempotency_key, created_at, updated_at)
+            VALUES ('books/b-7', 'PUT', '{"set":{"title":"Dune (annotated)"},"remove":[]}',
                     '"x"', '"x"', 'k-1', 0, 0),
                    ('books/b-8', 'DELETE', NULL, '"y"', '"y"', 'k-2', 0, 0);
             """)

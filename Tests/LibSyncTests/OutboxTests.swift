@@ -1,4 +1,5 @@
 import Foundation
+import LibJSON
 import LibSync
 import Testing
 import TestSupport
@@ -12,13 +13,9 @@ import TestSupport
         store = try AccountStore(path: dir.file("store.sqlite"))
     }
 
-    func put(_ path: String, _ body: String, base: String? = "\"1-a\"", create: Bool = false) -> Outbox.NewWrite {
-        Outbox.NewWrite(path: path, method: .put, createOnly: create, body: body, baseBody: #"{"title":"base"}"#, baseETag: create ? nil : base)
-    }
-
     @Test func enqueueKeepsOrderWithFreshKeys() throws {
-        try store.outbox.enqueue(put("books/b-1", #"{"title":"one"}"#))
-        try store.outbox.enqueue(put("books/b-2", #"{"title":"two"}"#))
+        try store.outbox.enqueue(.change("books/b-1", [("title", "one")]))
+        try store.outbox.enqueue(.change("books/b-2", [("title", "two")]))
         let items = try store.outbox.all()
         #expect(items.map(\.path) == ["books/b-1", "books/b-2"])
         #expect(items[0].idempotencyKey != items[1].idempotencyKey)
@@ -30,60 +27,105 @@ import TestSupport
             #expect(groups.count == 5 && groups[2].first == "4" && "89ab".contains(groups[3].first ?? "x"), "\(key)")
         }
         #expect(items[0].ifMatch == "\"1-a\"")
-        #expect(items.allSatisfy { $0.status == .pending && $0.attempts == 0 })
+        #expect(items.allSatisfy { $0.status == .pending && $0.attempts == 0 && !$0.claimed })
         #expect(try store.outbox.counts() == (pending: 2, conflicts: 0, rejected: 0))
     }
 
-    @Test func unattemptedEditsOfOnePathCoalesce() throws {
-        let first = try store.outbox.enqueue(put("books/b-7", #"{"title":"A"}"#))
-        let second = try store.outbox.enqueue(put("books/b-7", #"{"title":"B"}"#, base: "\"ignored\""))
+    @Test func aWriteKeepsTheFieldsChangedNotTheDocument() throws {
+        try store.outbox.enqueue(.change("books/b-1", [("title", "one")], base: ["id": "b-1", "title": "base", "copies": 1]))
+        let item = try #require(try store.outbox.all().first)
+        #expect(item.intent == .change(FieldChanges(from: ["title": "base"], to: ["title": "one"])))
+        #expect(item.intent.fieldNames == ["title"])
+        #expect(item.sentText == #"{"id":"b-1","title":"one","copies":1}"#)
+    }
+
+    @Test func unsentEditsOfOnePathMergeTheirIntents() throws {
+        let first = try store.outbox.enqueue(.change("books/b-7", [("title", "A")]))
+        let second = try store.outbox.enqueue(.change("books/b-7", [("copies", 4)], base: ["id": "x", "title": "A"], etag: "\"ignored\""))
         guard case .queued(let seq) = first else { Issue.record("first was \(first)"); return }
         #expect(second == .coalesced(seq: seq))
         let items = try store.outbox.all()
         #expect(items.count == 1)
-        #expect(items[0].body == #"{"title":"B"}"#)
+        #expect(items[0].intent.fieldNames == ["title", "copies"])
+        #expect(items[0].sentText == #"{"id":"x","title":"A","copies":4}"#)
         #expect(items[0].ifMatch == "\"1-a\"", "the precondition stays the one the first edit saw")
     }
 
-    @Test func anAttemptedWriteNeverChangesAfterwards() throws {
-        try store.outbox.enqueue(put("books/b-7", #"{"title":"A"}"#))
+    @Test func aSentWriteNeverChangesAfterwards() throws {
+        try store.outbox.enqueue(.change("books/b-7", [("title", "A")]))
         let seq = try #require(try store.outbox.all().first?.seq)
-        try store.outbox.markAttempted(seq: seq)
-        try store.outbox.enqueue(put("books/b-7", #"{"title":"B"}"#))
+        try store.outbox.markSent(seq: seq)
+        try store.outbox.enqueue(.change("books/b-7", [("title", "B")], base: ["id": "x", "title": "A"]))
         let items = try store.outbox.all()
-        #expect(items.map(\.body) == [#"{"title":"A"}"#, #"{"title":"B"}"#])
-        #expect(items[1].ifMatch == nil, "filled in from the first write's answer")
+        #expect(items.map(\.intent.fieldNames) == [["title"], ["title"]])
+        #expect(items[0].mayBeOnServer && !items[1].mayBeOnServer)
+        #expect(items[1].ifMatch == nil, "it goes against the first write's answer")
+    }
+
+    @Test func aWriteAPushNeverSentStaysUnsent() throws {
+        try store.outbox.enqueue(.change("books/b-7", [("title", "A")]))
+        try store.outbox.enqueue(.change("books/b-8", [("title", "B")]))
+        try store.outbox.claimSendable()
+        #expect(try store.outbox.all().allSatisfy(\.mayBeOnServer), "claimed: a push that dies may have sent them")
+        let first = try #require(try store.outbox.all().first)
+        try store.outbox.record([], failure: .init(seq: first.seq, error: "connection refused", sent: false), finished: true)
+        let items = try store.outbox.all()
+        #expect(items.allSatisfy { !$0.mayBeOnServer && $0.isUnsent }, "refused: nothing reached the server")
+        #expect(items[0].lastError == "connection refused")
+    }
+
+    @Test func aClaimLeftByAPushThatDiedCountsAsSent() throws {
+        try store.outbox.enqueue(.change("books/b-7", [("title", "A")]))
+        try store.outbox.claimSendable()
+        try store.outbox.claimSendable()  // the next push, after a kill -9
+        try store.outbox.record([], finished: true)
+        let item = try #require(try store.outbox.all().first)
+        #expect(item.attempts == 1 && item.mayBeOnServer)
+        try store.outbox.enqueue(.change("books/b-7", [("title", "B")], base: ["id": "x", "title": "A"]))
+        #expect(try store.outbox.all().count == 2, "no edit merges into a write that may be on the server")
     }
 
     @Test func createThenDeleteBeforeSendingCancelsOut() throws {
-        try store.outbox.enqueue(put("books/new", #"{"title":"N"}"#, create: true))
-        let outcome = try store.outbox.enqueue(Outbox.NewWrite(path: "books/new", method: .delete, body: nil, baseBody: nil, baseETag: nil))
+        try store.outbox.enqueue(.create("books/new", ["id": "new", "title": "N"]))
+        let outcome = try store.outbox.enqueue(.delete("books/new", base: ["id": "new", "title": "N"], etag: nil))
         #expect(outcome == .cancelled)
         #expect(try store.outbox.all().isEmpty)
         #expect(try store.outbox.counts().pending == 0)
     }
 
-    @Test func successUpdatesCacheAndChainsTheNextPrecondition() throws {
-        try store.outbox.enqueue(put("books/b-7", #"{"title":"A"}"#))
+    @Test func successRebasesTheNextWriteOntoTheAnswer() throws {
+        try store.outbox.enqueue(.change("books/b-7", [("title", "A")]))
         let first = try #require(try store.outbox.nextSendable())
-        try store.outbox.markAttempted(seq: first.seq)
-        try store.outbox.enqueue(put("books/b-7", #"{"title":"B"}"#))
-        try store.outbox.recordSuccess(seq: first.seq, document: #"{"id":"b-7","title":"A"}"#, etag: "\"2-x\"")
+        try store.outbox.markSent(seq: first.seq)
+        try store.outbox.enqueue(.change("books/b-7", [("year", 1965)], base: ["id": "x", "title": "A"]))
+        try store.outbox.recordSuccess(seq: first.seq, document: #"{"id":"x","title":"A","copies":9}"#, etag: "\"2-x\"")
         let cached = try #require(try store.cache.document(at: "books/b-7"))
-        #expect(cached.body == #"{"id":"b-7","title":"A"}"#)
+        #expect(cached.body == #"{"id":"x","title":"A","copies":9}"#)
         #expect(cached.etag == "\"2-x\"")
         let next = try #require(try store.outbox.nextSendable())
-        #expect(next.body == #"{"title":"B"}"#)
         #expect(next.ifMatch == "\"2-x\"")
+        #expect(next.sentText == #"{"id":"x","title":"A","copies":9,"year":1965}"#, "the server's copies are kept")
         #expect(try store.outbox.counts().pending == 1)
     }
 
+    @Test func aNextWriteThatClashesWithTheAnswerBecomesAConflict() throws {
+        try store.outbox.enqueue(.change("books/b-7", [("title", "A")]))
+        let first = try #require(try store.outbox.nextSendable())
+        try store.outbox.markSent(seq: first.seq)
+        // Made when the title was "base": the answer has another title, from elsewhere.
+        try store.outbox.enqueue(.change("books/b-7", [("title", "B")]))
+        try store.outbox.recordSuccess(seq: first.seq, document: #"{"id":"x","title":"other"}"#, etag: "\"2-x\"")
+        let next = try #require(try store.outbox.all().first)
+        #expect(next.status == .conflict)
+        #expect(next.theirsBody == #"{"id":"x","title":"other"}"# && next.theirsETag == "\"2-x\"")
+    }
+
     @Test func aConflictHoldsLaterWritesOfItsPathOnly() throws {
-        try store.outbox.enqueue(put("books/b-7", #"{"title":"A"}"#))
+        try store.outbox.enqueue(.change("books/b-7", [("title", "A")]))
         let a = try #require(try store.outbox.nextSendable())
-        try store.outbox.markAttempted(seq: a.seq)
-        try store.outbox.enqueue(put("books/b-7", #"{"title":"A2"}"#))
-        try store.outbox.enqueue(put("books/b-8", #"{"title":"other"}"#))
+        try store.outbox.markSent(seq: a.seq)
+        try store.outbox.enqueue(.change("books/b-7", [("title", "A2")], base: ["id": "x", "title": "A"]))
+        try store.outbox.enqueue(.change("books/b-8", [("title", "other")]))
         try store.outbox.recordConflict(seq: a.seq, theirsBody: #"{"title":"theirs"}"#, theirsETag: "\"5-t\"")
         let next = try #require(try store.outbox.nextSendable(after: a.seq))
         #expect(next.path == "books/b-8")
@@ -94,20 +136,21 @@ import TestSupport
         #expect(conflict.theirsETag == "\"5-t\"")
     }
 
-    @Test func requeueGivesANewKeyAndPrecondition() throws {
-        try store.outbox.enqueue(put("books/b-7", #"{"title":"A"}"#))
+    @Test func requeueGivesANewKeyAndBase() throws {
+        try store.outbox.enqueue(.change("books/b-7", [("title", "A")]))
         let a = try #require(try store.outbox.nextSendable())
-        try store.outbox.recordConflict(seq: a.seq, theirsBody: "{}", theirsETag: "\"5-t\"")
-        try store.outbox.requeue(seq: a.seq, body: #"{"title":"A"}"#, method: .put, ifMatch: "\"5-t\"", createOnly: false)
+        try store.outbox.recordConflict(seq: a.seq, theirsBody: #"{"id":"x","title":"T","copies":2}"#, theirsETag: "\"5-t\"")
+        try store.outbox.requeue(seq: a.seq, intent: a.intent, baseBody: #"{"id":"x","title":"T","copies":2}"#, baseETag: "\"5-t\"")
         let again = try #require(try store.outbox.item(seq: a.seq))
         #expect(again.status == .pending)
         #expect(again.ifMatch == "\"5-t\"")
+        #expect(again.sentText == #"{"id":"x","title":"A","copies":2}"#)
         #expect(again.idempotencyKey != a.idempotencyKey)
         #expect(try store.outbox.counts() == (pending: 1, conflicts: 0, rejected: 0))
     }
 
     @Test func countsStayRightThroughEveryChange() throws {
-        for i in 0..<50 { try store.outbox.enqueue(put("books/c-\(i)", #"{"title":"t"}"#)) }
+        for i in 0..<50 { try store.outbox.enqueue(.change("books/c-\(i)", [("title", "t")])) }
         let items = try store.outbox.all()
         try store.outbox.recordRejection(seq: items[0].seq, problem: "'year' must be an integer")
         try store.outbox.recordConflict(seq: items[1].seq, theirsBody: nil, theirsETag: nil)
@@ -122,7 +165,7 @@ import TestSupport
         let old = umask(0)
         defer { umask(old) }
         let other = try AccountStore(path: dir.file("other.sqlite"))
-        try other.outbox.enqueue(put("books/b-1", "{}"))
+        try other.outbox.enqueue(.change("books/b-1", [("title", "t")]))
         let mode = (try FileManager.default.attributesOfItem(atPath: dir.file("other.sqlite"))[.posixPermissions] as? NSNumber)?.intValue
         #expect(mode == 0o600)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LibJSON
 import LibSync
 import Testing
 import TestSupport
@@ -25,22 +26,23 @@ struct ScriptedSender: WriteSender {
         store = try AccountStore(path: dir.file("store.sqlite"))
     }
 
-    func enqueue(_ path: String, _ title: String, base: String = "\"1\"") throws {
-        try store.outbox.enqueue(.init(path: path, method: .put, body: #"{"title":"\#(title)"}"#, baseBody: "{}", baseETag: base))
+    /// A title change, made on `document` (as the user saw it) against `base`.
+    func enqueue(_ path: String, _ title: String, on document: JSONObject = [:], base: String = "\"1\"") throws {
+        try store.outbox.enqueue(.change(path, [("title", .string(title))], base: document, etag: base))
     }
 
     @Test func sendsInOrderChainingETagsOfOnePath() throws {
         try enqueue("books/b-1", "A")
         let first = try #require(try store.outbox.all().first)
-        try store.outbox.markAttempted(seq: first.seq)  // so that the next edit queues instead of merging
-        try enqueue("books/b-1", "B")
+        try store.outbox.markSent(seq: first.seq)  // so that the next edit queues instead of merging
+        try enqueue("books/b-1", "B", on: ["title": "A"])
         try enqueue("books/b-2", "C")
         var sender = ScriptedSender(answers: [])
         let report = try PushRun(store: store, generation: 0).run(with: &sender)
         #expect(report.applied == 3 && report.conflicts.isEmpty && report.rejected.isEmpty && report.stop == nil)
         #expect(report.results.map(\.path) == ["books/b-1", "books/b-1", "books/b-2"])
         #expect(report.results.map(\.outcome) == [.applied(etag: "\"e1\""), .applied(etag: "\"e2\""), .applied(etag: "\"e3\"")])
-        #expect(sender.sent.map(\.body) == [#"{"title":"A"}"#, #"{"title":"B"}"#, #"{"title":"C"}"#])
+        #expect(sender.sent.map(\.sentText) == [#"{"title":"A"}"#, #"{"title":"B"}"#, #"{"title":"C"}"#])
         #expect(sender.sent.map(\.ifMatch) == ["\"1\"", "\"e1\"", "\"1\""])
         #expect(try store.outbox.all().isEmpty)
     }
@@ -48,14 +50,15 @@ struct ScriptedSender: WriteSender {
     @Test func temporaryFailureStopsAndKeepsOrderAndKey() throws {
         try enqueue("books/b-1", "A")
         try enqueue("books/b-2", "B")
-        var sender = ScriptedSender(answers: [.temporary(reason: "connection refused", retryAfter: nil)])
+        var sender = ScriptedSender(answers: [.temporary(reason: "connection reset", retryAfter: nil, sent: true)])
         let report = try PushRun(store: store, generation: 0).run(with: &sender)
-        #expect(report.stop == .temporary(reason: "connection refused", retryAfter: nil))
+        #expect(report.stop == .temporary(reason: "connection reset", retryAfter: nil))
         #expect(sender.sent.count == 1)
         let items = try store.outbox.all()
         #expect(items.map(\.path) == ["books/b-1", "books/b-2"])
-        #expect(items[0].attempts == 1)
-        #expect(items[0].lastError == "connection refused")
+        #expect(items[0].attempts == 1 && items[0].mayBeOnServer)
+        #expect(items[1].attempts == 0 && !items[1].mayBeOnServer, "never reached in this push: not sent")
+        #expect(items[0].lastError == "connection reset")
         var again = ScriptedSender(answers: [])
         _ = try PushRun(store: store, generation: 0).run(with: &again)
         #expect(again.sent.first?.idempotencyKey == sender.sent.first?.idempotencyKey, "a retry reuses its key")
@@ -65,8 +68,8 @@ struct ScriptedSender: WriteSender {
     @Test func conflictHoldsItsPathAndOthersGoOn() throws {
         try enqueue("books/b-1", "A")
         let a = try #require(try store.outbox.all().first)
-        try store.outbox.markAttempted(seq: a.seq)
-        try enqueue("books/b-1", "A2")
+        try store.outbox.markSent(seq: a.seq)
+        try enqueue("books/b-1", "A2", on: ["title": "A"])
         try enqueue("books/b-2", "B")
         var sender = ScriptedSender(answers: [.conflict(theirs: #"{"title":"T"}"#, etag: "\"9\""), .applied(document: nil, etag: "\"2\"")])
         let report = try PushRun(store: store, generation: 0).run(with: &sender)
@@ -94,8 +97,8 @@ struct ScriptedSender: WriteSender {
     func enqueueBehind(_ path: String, _ title: String) throws {
         try enqueue(path, title)
         let items = try store.outbox.items(for: path)
-        try store.outbox.markAttempted(seq: try #require(items.last).seq)
-        try enqueue(path, title + "2")
+        try store.outbox.markSent(seq: try #require(items.last).seq)
+        try store.outbox.enqueue(.change(path, [("title", .string(title + "2"))], base: ["title": .string(title)], etag: "\"1\""))
     }
 
     @Test func answersAreRecordedInBatchesAndAtTheEnd() throws {
@@ -114,11 +117,11 @@ struct ScriptedSender: WriteSender {
     @Test func aLaterWriteCarriesTheETagOfAnAnswerNotYetRecorded() throws {
         try enqueueBehind("books/b-1", "A")
         try enqueue("books/b-2", "B")
-        try store.outbox.enqueue(.init(path: "books/b-2", method: .delete, body: nil, baseBody: nil, baseETag: nil))
+        try store.outbox.enqueue(.delete("books/b-2", base: ["title": "B"], etag: "\"1\""))
         let b2 = try store.outbox.items(for: "books/b-2")
-        try store.outbox.markAttempted(seq: b2[0].seq)
+        try store.outbox.markSent(seq: b2[0].seq)
         #expect(b2.count == 1, "the delete merged into the unsent put")
-        try store.outbox.enqueue(.init(path: "books/b-2", method: .put, body: #"{"title":"again"}"#, baseBody: nil, baseETag: nil))
+        try store.outbox.enqueue(.create("books/b-2", ["title": "again"]))
         let reader = try AccountStore(path: dir.file("store.sqlite"))
         var sender = ScriptedSender(answers: [])
         var recorded: [Int] = []
@@ -149,7 +152,7 @@ struct ScriptedSender: WriteSender {
         try enqueueBehind("books/b-1", "A")
         try enqueue("books/b-2", "B")
         var sender = ScriptedSender(answers: [.applied(document: #"{"title":"A"}"#, etag: "\"7\""),
-                                              .temporary(reason: "connection reset", retryAfter: nil)])
+                                              .temporary(reason: "connection reset", retryAfter: nil, sent: true)])
         let report = try PushRun(store: store, generation: 0, recordEvery: 100, orEvery: 3600).run(with: &sender)
         #expect(report.applied == 1)
         #expect(report.stop == .temporary(reason: "connection reset", retryAfter: nil))
@@ -187,7 +190,7 @@ struct ScriptedSender: WriteSender {
         let bob = SetAsideOutboxes.identityKey(origin: "http://127.0.0.1:8080", userID: "u-2")
         let store = try AccountStore(path: dir.file("alice.sqlite"))
         for i in 0..<5 {
-            try store.outbox.enqueue(.init(path: "books/b-\(i)", method: .put, body: "{\"n\":\(i)}", baseBody: nil, baseETag: "\"1\""))
+            try store.outbox.enqueue(.change("books/b-\(i)", [("n", .integer(Int64(i)))], etag: "\"1\""))
         }
         let keys = try store.outbox.all().map(\.idempotencyKey)
         #expect(try aside.setAside(from: store, identityKey: alice) == 5)
@@ -200,7 +203,7 @@ struct ScriptedSender: WriteSender {
         #expect(try bobStore.outbox.all().isEmpty, "another identity never gets alice's writes")
 
         let again = try AccountStore(path: dir.file("alice2.sqlite"))
-        try again.outbox.enqueue(.init(path: "books/new", method: .put, body: "{}", baseBody: nil, baseETag: "\"1\""))
+        try again.outbox.enqueue(.create("books/new", ["id": "new", "title": "N"]))
         #expect(try aside.restore(into: again, identityKey: alice) == 5)
         let restored = try again.outbox.all()
         #expect(restored.map(\.path) == ["books/new"] + (0..<5).map { "books/b-\($0)" })

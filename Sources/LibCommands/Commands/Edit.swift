@@ -71,9 +71,17 @@ enum Edit {
             body = changed
         }
 
+        let intent: WriteIntent
+        if options.delete {
+            intent = .delete
+        } else if options.create && (base.document == nil || base.pendingCreate) {
+            intent = .create(body?.objectValue ?? JSONObject())
+        } else {
+            intent = .change(FieldChanges(from: start, to: body?.objectValue ?? start))
+        }
         let outcome = try store.outbox.enqueue(Outbox.NewWrite(
-            path: key, method: options.delete ? .delete : .put, createOnly: options.create, body: body?.serialized(),
-            baseBody: options.create ? nil : base.cached?.body, baseETag: options.create ? nil : base.cached?.etag))
+            path: key, intent: intent, baseBody: intent.isCreate ? nil : JSONValue.object(start).serialized(),
+            baseETag: intent.isCreate ? nil : base.cached?.etag))
         let outcomeWord: String
         switch outcome {
         case .queued: outcomeWord = "queued"

@@ -25,10 +25,11 @@ enum ClientAnswerProperty: FuzzProperty {
     static let key = "k-16"
 
     static func item(_ method: OutboxItem.Method) -> OutboxItem {
-        OutboxItem(seq: 1, path: "books/b-7", method: method, createOnly: false,
-                   body: method == .put ? #"{"id":"b-7","title":"Dune"}"# : nil, baseBody: nil, baseETag: "\"1-a\"",
-                   ifMatch: "\"1-a\"", idempotencyKey: key, status: .pending, attempts: 0, lastError: nil,
-                   theirsBody: nil, theirsETag: nil, problem: nil, createdAt: 0, updatedAt: 0)
+        var title = FieldChanges()
+        title["title"] = .some(.string("Dune"))
+        return OutboxItem(seq: 1, path: "books/b-7", intent: method == .put ? .change(title) : .delete,
+                          baseBody: #"{"id":"b-7","title":"Old"}"#, baseETag: "\"1-a\"", ifMatch: "\"1-a\"",
+                          idempotencyKey: key)
     }
 
     static func check(_ input: [UInt8]) -> String? {
@@ -71,7 +72,7 @@ enum ClientAnswerProperty: FuzzProperty {
                     return "\(method) rejected on \(status)"
                 }
                 if problem.isEmpty { return "a rejection without a reason" }
-            case .temporary(let reason, let after):
+            case .temporary(let reason, let after, _):
                 if reason.isEmpty { return "a temporary failure without a reason" }
                 if let after, after < 0 { return "a negative Retry-After" }
             case .unauthorized:

@@ -6,19 +6,19 @@ import LibJSON
 /// is a clash, settled by `clashesTake` (git's `merge -X ours/theirs`). A
 /// missing field is a value like any other (added or removed counts as
 /// changed).
-struct FieldMerge: Equatable {
-    enum Side: Equatable { case mine, theirs }
+public struct FieldMerge: Equatable, Sendable {
+    public enum Side: Equatable, Sendable { case mine, theirs }
 
     /// The merged document; clashing fields take the `clashesTake` side.
-    var merged: JSONObject
+    public var merged: JSONObject
     /// Fields changed on both sides to different values, in document order.
-    var clashes: [String]
+    public var clashes: [String]
     /// Fields where the result took the server's change.
-    var fromTheirs: [String]
+    public var fromTheirs: [String]
     /// Fields where the result took this device's change.
-    var fromMine: [String]
+    public var fromMine: [String]
 
-    init(base: JSONObject, mine: JSONObject, theirs: JSONObject, clashesTake side: Side = .mine) {
+    public init(base: JSONObject, mine: JSONObject, theirs: JSONObject, clashesTake side: Side = .mine) {
         merged = JSONObject()
         clashes = []
         fromTheirs = []
@@ -40,11 +40,11 @@ struct FieldMerge: Equatable {
         }
     }
 
-    var isClean: Bool { clashes.isEmpty }
+    public var isClean: Bool { clashes.isEmpty }
 
     /// Every field of the three, in the order theirs, then mine, then base
     /// first mention them.
-    static func fields(_ base: JSONObject, _ mine: JSONObject, _ theirs: JSONObject) -> [String] {
+    public static func fields(_ base: JSONObject, _ mine: JSONObject, _ theirs: JSONObject) -> [String] {
         var seen: Set<String> = []
         var order: [String] = []
         for key in theirs.keys + mine.keys + base.keys where seen.insert(key).inserted { order.append(key) }
@@ -52,26 +52,17 @@ struct FieldMerge: Equatable {
     }
 
     /// Whether a field was changed on both sides to different values.
-    static func clashes(_ key: String, base: JSONObject?, mine: JSONObject?, theirs: JSONObject?) -> Bool {
+    public static func clashes(_ key: String, base: JSONObject?, mine: JSONObject?, theirs: JSONObject?) -> Bool {
         let b = base?[key], m = mine?[key], t = theirs?[key]
         return m != t && m != b && t != b
     }
 
     /// The fields whose value differs between two versions (added, removed
     /// or changed), in the order `new`, then `old`, first mention them.
-    static func changedFields(from old: JSONObject, to new: JSONObject) -> [String] {
+    public static func changedFields(from old: JSONObject, to new: JSONObject) -> [String] {
         var seen: Set<String> = []
         var changed: [String] = []
         for key in new.keys + old.keys where seen.insert(key).inserted && old[key] != new[key] { changed.append(key) }
         return changed
-    }
-
-    /// `document` with the changes that turned `old` into `new` applied on
-    /// top: how a write made on top of another is carried over when the one
-    /// under it changes.
-    static func replaying(from old: JSONObject, to new: JSONObject, onto document: JSONObject) -> JSONObject {
-        var result = document
-        for key in changedFields(from: old, to: new) { result[key] = new[key] }
-        return result
     }
 }
