@@ -22,7 +22,10 @@ public enum DiscardSyntax: CommandSyntax {
 
             A write a push sent and whose answer never came may be on the \
             server already: discard refuses it and says when it was sent; \
-            push first to learn what happened, or add --force.
+            push first to learn what happened, or add --force. A write is \
+            sent only once its request may have reached the server: one a \
+            push could not connect for (refused, offline, DNS, TLS), never \
+            got to, or held behind a conflict is not, and goes back freely.
             """,
         arguments: [paths],
         options: [all, force, yes],

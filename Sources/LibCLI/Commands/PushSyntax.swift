@@ -30,9 +30,14 @@ public enum PushSyntax: CommandSyntax {
         summary: "Send pending writes to the server, in order",
         discussion: """
             Sends the writes waiting in the outbox, oldest first, each exactly \
-            once. A write whose resource changed on the server meanwhile \
-            becomes a conflict (see lib resolve) and later writes of that \
-            resource wait behind it; writes of other resources go on.
+            once. A write is what you changed (the fields set and removed, or a \
+            create or a delete), sent against the version you saw; every field \
+            you did not touch is the server's. A write whose resource changed \
+            on the server meanwhile becomes a conflict (see lib resolve) and \
+            later writes of that resource wait behind it; writes of other \
+            resources go on. A later write of a resource goes against the \
+            version the one before it left, unless a field it sets was changed \
+            there by someone else: then it is a conflict too, never an overwrite.
 
             One push per account runs at a time: an overlapping push waits \
             within its own time and then sends what is left.
