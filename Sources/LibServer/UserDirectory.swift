@@ -1,4 +1,5 @@
 import Foundation
+import LibAccounts
 import LibStore
 
 /// Users, their password hashes and their sessions. Tokens are random and
@@ -11,16 +12,10 @@ enum UserDirectory {
 
         var description: String {
             switch self {
-            case .invalidName(let name): return "invalid user name '\(name)': use 1–64 letters, digits, '.', '_' or '-'"
+            case .invalidName(let name): return "invalid user name '\(name)': use \(UserName.rule)"
             case .exists(let name): return "user '\(name)' already exists"
             case .passwordHashFailed: return "could not hash the password"
             }
-        }
-    }
-
-    static func isValidUsername(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 64 && name.unicodeScalars.allSatisfy {
-            CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._-".unicodeScalars.contains($0)
         }
     }
 
@@ -37,7 +32,7 @@ enum UserDirectory {
     /// Adds the user unless one of that name exists (also when another
     /// server adds it at the same moment); nil when it existed.
     static func addUserIfMissing(_ name: String, password: String, role: Role, in store: ServerStore) throws -> User? {
-        guard isValidUsername(name) else { throw AddUserError.invalidName(name) }
+        guard UserName.isValid(name) else { throw AddUserError.invalidName(name) }
         guard let hash = Crypto.hashPassword(password) else { throw AddUserError.passwordHashFailed }
         let user = User(id: "u-" + Crypto.randomHex(bytes: 6), username: name, role: role)
         let added = try store.write { db in
