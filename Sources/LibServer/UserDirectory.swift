@@ -64,13 +64,25 @@ enum UserDirectory {
         return token
     }
 
-    /// The user a live token belongs to, or nil for an unknown or revoked one.
-    static func user(forToken token: String, in db: any SQLConnection) throws -> User? {
+    /// What a bearer token stands for.
+    enum TokenStanding {
+        case signedIn(User)
+        /// Started longer ago than the session lifetime.
+        case expired
+        /// Never issued, or revoked.
+        case unknown
+    }
+
+    /// The user a live token belongs to: one started within `lifetime`
+    /// seconds and not revoked.
+    static func standing(ofToken token: String, lifetime: TimeInterval, in db: any SQLConnection) throws -> TokenStanding {
         let rows = try db.query("""
-            SELECT u.id, u.username, u.role FROM sessions s JOIN users u ON u.id = s.user_id
+            SELECT u.id, u.username, u.role, s.created_at FROM sessions s JOIN users u ON u.id = s.user_id
             WHERE s.token_hash = ?1 AND s.revoked_at IS NULL
             """, [.text(Crypto.sha256Hex(Array(token.utf8)))])
-        return rows.first.flatMap(user(from:))
+        guard let row = rows.first, let user = user(from: row) else { return .unknown }
+        let started = row["created_at"].real ?? row["created_at"].integer.map(Double.init) ?? 0
+        return Date().timeIntervalSince1970 - started > lifetime ? .expired : .signedIn(user)
     }
 
     static func revokeSession(token: String, in db: any SQLConnection) throws {
