@@ -48,7 +48,7 @@ let package = Package(
 
         // The reference server.
         .target(name: "LibHTTPServer", dependencies: ["LibHTTP", "LibJSON"]),
-        .target(name: "LibServer", dependencies: ["LibJSON", "LibBookSchema", "LibStore", "LibHTTPServer", "CSodium", "CPostgres"]),
+        .target(name: "LibServer", dependencies: ["LibJSON", "LibBookSchema", "LibStore", "LibHTTPServer", "LibAccounts", "CSodium", "CPostgres"]),
         .executableTarget(name: "lib-server", dependencies: ["LibServer"]),
 
         // The client.

@@ -39,7 +39,7 @@ public struct AccountIndex: Sendable, Equatable {
         var accounts: [Account] = []
         for line in list.split(separator: "\n" as Character) {
             let fields = line.split(separator: "\t" as Character, omittingEmptySubsequences: false).map(String.init)
-            guard fields.count >= 4, let origin = try? ServerOrigin(parsing: fields[1]) else {
+            guard fields.count >= 4, let origin = try? ServerOrigin(parsing: fields[1]), UserName.isValid(fields[3]) else {
                 throw AccountFileError.malformed(path: configDirectory + "/accounts", line: String(line))
             }
             accounts.append(Account(origin: origin, userID: fields[2], username: fields[3]))

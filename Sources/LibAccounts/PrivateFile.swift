@@ -43,7 +43,10 @@ public enum PrivateFile {
 
     public static func writeAtomically(_ path: String, _ text: String) throws(AccountFileError) {
         let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        // A new file, never one (or a link) found there: rename then replaces
+        // the name, whatever it was, and follows no link.
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw failure(path, "write") }
         fchmod(fd, 0o600)
         let bytes = Array(text.utf8)
@@ -71,8 +74,10 @@ public enum PrivateFile {
         }
     }
 
-    /// Makes the directory and any missing parents, each 0700.
-    public static func makeDirectory(_ path: String) throws(AccountFileError) {
+    /// Makes the directory and any missing parents, each 0700. Below
+    /// `root` (lib's own directory), no component may be a symbolic link:
+    /// lib's files never end up somewhere a link planted there points to.
+    public static func makeDirectory(_ path: String, noLinksBelow root: String? = nil) throws(AccountFileError) {
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/" as Character) {
             current += "/"
@@ -81,6 +86,12 @@ public enum PrivateFile {
                 chmod(current, 0o700)
             } else if errno != EEXIST {
                 throw failure(current, "create directory")
+            } else if let root, current.count > root.count, current.hasPrefix(root) {
+                var info = stat()
+                if lstat(current, &info) != 0 { throw failure(current, "create directory") }
+                if info.st_mode & S_IFMT != S_IFDIR {
+                    throw AccountFileError.io(path: current, operation: "use", reason: "it is not a directory (a symbolic link?)")
+                }
             }
         }
         chmod(path, 0o700)

@@ -52,7 +52,9 @@ public struct ErrorReport: Equatable, Sendable {
             let report = UsageError(message, command: usageCommand).report
             return prefix + report.dropFirst(ProgramInfo.name.count + 1)
         }
-        return "\(prefix) \(message)\(message.hasSuffix("\n") ? "" : "\n")"
+        // Messages quote servers' problem details: shown escaped (TerminalText).
+        let shown = TerminalText.escaped(message, keepingLayout: true)
+        return "\(prefix) \(shown)\(shown.hasSuffix("\n") ? "" : "\n")"
     }
 
     /// The JSON document for standard error under `--json`, or "" for none.

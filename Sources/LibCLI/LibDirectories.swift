@@ -25,8 +25,11 @@ public struct LibDirectories: Sendable, Equatable {
     /// `LIB_HOME` nor the home directory can be found.
     public static func resolve(environment: [String: String]) throws(CommandFailure) -> LibDirectories {
         if let root = environment["LIB_HOME"], !root.isEmpty {
-            return LibDirectories(
+            try refuseIfOthersCanChange(root, named: "LIB_HOME")
+            let directories = LibDirectories(
                 config: join(root, "config"), data: join(root, "data"), state: join(root, "state"))
+            try directories.refuseIfOthersCanChange()
+            return directories
         }
         // The XDG spec says relative paths in these variables are invalid and
         // must be ignored.
@@ -34,10 +37,35 @@ public struct LibDirectories: Sendable, Equatable {
             if let value = environment[variable], value.hasPrefix("/") { return value }
             return join(try homeDirectory(environment), relative)
         }
-        return LibDirectories(
+        let directories = LibDirectories(
             config: join(try base("XDG_CONFIG_HOME", default: ".config"), "lib"),
             data: join(try base("XDG_DATA_HOME", default: ".local/share"), "lib"),
             state: join(try base("XDG_STATE_HOME", default: ".local/state"), "lib"))
+        try directories.refuseIfOthersCanChange()
+        return directories
+    }
+
+    /// lib's directories hold every account's writes and decide which
+    /// server gets a token: like ssh with `~/.ssh`, lib refuses one that
+    /// another user owns or may write to (they could plant a symlink or an
+    /// account there). A directory that does not exist yet is made 0700.
+    private func refuseIfOthersCanChange() throws(CommandFailure) {
+        for directory in [config, data, state] { try Self.refuseIfOthersCanChange(directory, named: nil) }
+    }
+
+    private static func refuseIfOthersCanChange(_ path: String, named variable: String?) throws(CommandFailure) {
+        // Followed if it is a link (dotfile managers link ~/.config/lib):
+        // what counts is who can change the directory lib writes in.
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        let what = variable.map { "\($0) (\(path))" } ?? path
+        if info.st_uid != getuid() {
+            throw CommandFailure("\(what) belongs to another user (uid \(info.st_uid)): lib keeps its files only in a directory of your own")
+        }
+        if info.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+            throw CommandFailure("\(what) can be changed by other users (mode \(String(info.st_mode & 0o7777, radix: 8))): "
+                                 + "run `chmod go-w \(path)`, or give lib a directory of your own")
+        }
     }
 
     /// `<config>/accounts`: the signed-in accounts, one a line, the name

@@ -11,7 +11,19 @@ public struct AccountPaths: Sendable {
 
     public init(directories: LibDirectories) { self.directories = directories }
 
-    public func accountDirectory(_ name: String) -> String { directories.data + "/accounts/" + name }
+    public func accountDirectory(_ name: String) -> String {
+        // Account names are `user@host[:port]` with a user name checked at
+        // login and again when the index is read (UserName); checked here
+        // too, where the path is made, so that no other name can ever reach
+        // outside the accounts directory.
+        precondition(Self.isOneComponent(name), "account name '\(TerminalText.escaped(name))' is not a file name")
+        return directories.data + "/accounts/" + name
+    }
+
+    /// A name that is one path component: not empty, no `/` or NUL, not `.` or `..`.
+    static func isOneComponent(_ name: String) -> Bool {
+        !name.isEmpty && name != "." && name != ".." && !name.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 })
+    }
     public func storePath(_ name: String) -> String { accountDirectory(name) + "/store.sqlite" }
     public func pushLockPath(_ name: String) -> String { accountDirectory(name) + "/push.lock" }
     public var setAsideDirectory: String { directories.data + "/set-aside" }

@@ -46,7 +46,7 @@ struct AccountWorkspace {
     /// The account's store, made (directory 0700, file 0600) when missing,
     /// keeping the prompt file right through every outbox change.
     func openStore() throws -> AccountStore {
-        try PrivateFile.makeDirectory(paths.accountDirectory(name))
+        try PrivateFile.makeDirectory(paths.accountDirectory(name), noLinksBelow: paths.directories.data)
         let prompt = PromptFile(self)
         let store = try AccountStore(path: paths.storePath(name), outboxObserver: prompt)
         prompt.writeIfMissing { try? OutboxSummary(store.outbox.counts()) }

@@ -45,8 +45,10 @@ struct DoctorCheck {
         case .problem: ("problem", .red)
         }
         let padding = String(repeating: " ", count: 9 - label.0.count)
-        var text = painter.paint(label.0, label.1) + padding + name + (account.map { " (\($0))" } ?? "") + ": " + found + "\n"
-        if let fix { text += "         fix: " + fix + "\n" }
+        // What a check found quotes servers, keyrings and files: escaped (TerminalText).
+        let shown = TerminalText.escaped(found, keepingLayout: true)
+        var text = painter.paint(label.0, label.1) + padding + name + (account.map { " (\($0))" } ?? "") + ": " + shown + "\n"
+        if let fix { text += "         fix: " + TerminalText.escaped(fix, keepingLayout: true) + "\n" }
         return text
     }
 }

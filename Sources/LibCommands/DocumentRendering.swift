@@ -44,8 +44,9 @@ enum DocumentRendering {
         if view.pending?.deletes == true { return "\(view.path): deleted, not yet pushed\n" }
         var text = view.pending == nil ? "" : "\(view.path): changed on this device, not yet pushed\n"
         guard let object = view.document?.objectValue else { return text + (view.document?.prettyPrinted() ?? "") + "\n" }
-        let width = object.keys.map(\.count).max() ?? 0
-        for (key, value) in object {
+        let keys = object.keys.map { TerminalText.escaped($0) }
+        let width = keys.map(\.count).max() ?? 0
+        for (key, (_, value)) in zip(keys, object) {
             text += key + ":" + String(repeating: " ", count: width - key.count + 1) + display(value) + "\n"
         }
         return text
@@ -71,13 +72,14 @@ enum DocumentRendering {
         return table.render(width: width, painter: painter)
     }
 
-    /// A value as people read it: strings bare, lists of strings joined.
+    /// A value as people read it: strings bare, lists of strings joined;
+    /// what a terminal would act on escaped (TerminalText).
     static func display(_ value: JSONValue) -> String {
         switch value {
-        case .string(let s): return s
+        case .string(let s): return TerminalText.escaped(s)
         case .null: return "-"
         case .array(let items) where items.allSatisfy({ $0.stringValue != nil }):
-            return items.compactMap(\.stringValue).joined(separator: ", ")
+            return items.compactMap { $0.stringValue.map { TerminalText.escaped($0) } }.joined(separator: ", ")
         default: return value.serialized()
         }
     }

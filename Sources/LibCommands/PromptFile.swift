@@ -111,7 +111,7 @@ final class PromptFile: OutboxObserver {
     /// failure leaves no file.
     private func write(_ segment: PromptSegment) {
         let temporary = path + ".new"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
         let bytes = Array(segment.fileContents.utf8)
         let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
@@ -121,7 +121,7 @@ final class PromptFile: OutboxObserver {
 
     private func lock(wait: Bool) -> Bool {
         if lockDescriptor < 0 {
-            lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if lockDescriptor < 0 { return false }
         }
         while flock(lockDescriptor, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0 {

@@ -1,4 +1,5 @@
 import LibAccounts
+import LibCLI
 
 /// What a shell prompt shows for an account: its name's short form and
 /// what waits (`alice ↑3 ≠1 ✗2 ⊘4`: 3 writes pending, 1 conflict, 2
@@ -18,7 +19,9 @@ struct PromptSegment: Equatable {
         guard !isEmpty else { return "" }
         // Appended one by one: zip and joined went through generic code
         // that cost more than the rest of writing the prompt file.
-        var text = name
+        // The prompt file goes to every prompt raw: never a control character
+        // (names are checked at login; this holds whatever the index says).
+        var text = TerminalText.escaped(name)
         for (count, mark, ascii) in [(pending, "↑", "+"), (conflicts, "≠", "="), (rejected, "✗", "x"), (setAside, "⊘", "~")]
         where count > 0 {
             text += " "

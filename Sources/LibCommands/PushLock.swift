@@ -18,7 +18,7 @@ final class PushLock {
     /// Takes the lock, waiting at most `timeout` seconds (polling, as flock
     /// has no timeout of its own); nil when another process still holds it.
     static func acquire(path: String, timeout: Double) throws -> PushLock? {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw CommandFailureError.io("Cannot open \(path): \(String(cString: strerror(errno)))")
         }

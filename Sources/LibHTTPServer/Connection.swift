@@ -46,7 +46,10 @@ final class Connection: @unchecked Sendable {
 
     private func serveOneRequest() -> Outcome {
         let head: RequestHead
-        switch readHead() {
+        server.setAwaitingHead(id, true)
+        let read = readHead()
+        server.setAwaitingHead(id, false)
+        switch read {
         case .head(let parsed): head = parsed
         case .gone: return .close
         case .failed(let failure): return answer(failure)

@@ -160,7 +160,7 @@ public final class HTTPServer: Sendable {
         let admission: Admission = state.withLock { state in
             if state.stopping { return .refuse }
             if state.connectionsPerPeer[peer, default: 0] >= limits.maxConnectionsPerPeer { return .peerOverLimit }
-            if state.connections.count >= limits.maxConnections {
+            if state.connections.count - state.evicting >= limits.maxConnections && !state.evictLongestWaitingForHead() {
                 guard state.overflowAnswers < Self.maxOverflowAnswerThreads else { return .overflow(threaded: false) }
                 state.overflowAnswers += 1
                 return .overflow(threaded: true)
@@ -220,6 +220,14 @@ public final class HTTPServer: Sendable {
         state.withLock { state in
             state.connections[id]?.busy = busy
             return state.stopping
+        }
+    }
+
+    /// Records whether a connection is waiting for a request head (and so
+    /// may be cut off to make room, see `ServerState.evictLongestWaitingForHead`).
+    func setAwaitingHead(_ id: Int, _ awaiting: Bool) {
+        state.withLock { state in
+            if state.connections[id]?.evicted == false { state.connections[id]?.awaitingHead = awaiting }
         }
     }
 

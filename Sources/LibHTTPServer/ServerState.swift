@@ -13,6 +13,10 @@ struct ServerState: Sendable {
         /// The peer's address without its port, as the per-peer cap counts it.
         let peer: String
         var busy: Bool
+        /// Waiting for a request head (a new connection, or a kept-alive one
+        /// between requests): what a full server may close to make room.
+        var awaitingHead = true
+        var evicted = false
     }
 
     var listenFD: Int32?
@@ -27,6 +31,9 @@ struct ServerState: Sendable {
     var connectionsPerPeer: [String: Int] = [:]
     /// Threads answering 503 to connections over the limit.
     var overflowAnswers = 0
+    /// Connections cut off to make room whose threads have not ended yet:
+    /// they still count in `connections`, but not against the limit.
+    var evicting = 0
 
     mutating func add(_ id: Int, _ connection: OpenConnection) {
         connections[id] = connection
@@ -35,8 +42,28 @@ struct ServerState: Sendable {
 
     mutating func remove(_ id: Int) {
         guard let connection = connections.removeValue(forKey: id) else { return }
+        if connection.evicted { evicting -= 1 }
         let left = (connectionsPerPeer[connection.peer] ?? 1) - 1
         connectionsPerPeer[connection.peer] = left > 0 ? left : nil
+    }
+
+    /// Makes room for a new connection in a full server by cutting off the
+    /// connection that has waited longest for a request head; false when
+    /// every connection is in the middle of a request. Peers that open
+    /// connections and never finish a head (from many addresses, each under
+    /// its per-peer cap) then cannot keep ordinary clients out: a client
+    /// that sends its request at once is never the oldest waiting (40 peers
+    /// holding 60 such connections each got 58 of 60 ordinary requests a
+    /// 503, issue 23). The evicted connection's thread sees end-of-file.
+    mutating func evictLongestWaitingForHead() -> Bool {
+        var oldest: Int?
+        for (id, connection) in connections where connection.awaitingHead && (oldest.map { id < $0 } ?? true) { oldest = id }
+        guard let id = oldest, let connection = connections[id] else { return false }
+        connections[id]?.awaitingHead = false
+        connections[id]?.evicted = true
+        _ = shutdown(connection.fd, Int32(SHUT_RDWR))
+        evicting += 1
+        return true
     }
 
     /// Cuts the connections off: blocked reads return end-of-file and writes fail.

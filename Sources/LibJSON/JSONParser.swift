@@ -3,23 +3,41 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
     public let reason: String
     public let line: Int
     public let column: Int
+    /// The text may be valid JSON, but holds more members than the parser's
+    /// limits allow (a server answers 413 rather than 400).
+    public var exceedsSizeLimit = false
     public var description: String { "\(reason) at line \(line), column \(column)" }
 }
 
 /// A strict RFC 8259 parser over UTF-8 bytes. Rejects duplicate keys, since
 /// the protocol gives them no meaning and a silent last-wins would hide a typo.
 public struct JSONParser {
-    private let bytes: [UInt8]
-    private var index = 0
-    private var depth = 0
-    private static let maxDepth = 512
+    /// How much a text may hold: caps that keep a hostile text's cost bounded
+    /// (the parser is linear, but a server should not build a million-member
+    /// object to refuse it afterwards).
+    public struct Limits: Sendable {
+        /// Arrays and objects inside one another.
+        public var maxDepth: Int
+        /// Members of any one object.
+        public var maxMembers: Int
 
-    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
-        try parse(Array(text.utf8))
+        public init(maxDepth: Int = 512, maxMembers: Int = 1_000_000) {
+            self.maxDepth = maxDepth
+            self.maxMembers = maxMembers
+        }
     }
 
-    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
-        var parser = JSONParser(bytes: bytes)
+    private let bytes: [UInt8]
+    private let limits: Limits
+    private var index = 0
+    private var depth = 0
+
+    public static func parse(_ text: String, limits: Limits = Limits()) throws(JSONSyntaxError) -> JSONValue {
+        try parse(Array(text.utf8), limits: limits)
+    }
+
+    public static func parse(_ bytes: [UInt8], limits: Limits = Limits()) throws(JSONSyntaxError) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, limits: limits)
         parser.skipWhitespace()
         let value = try parser.parseValue()
         parser.skipWhitespace()
@@ -27,7 +45,10 @@ public struct JSONParser {
         return value
     }
 
-    private init(bytes: [UInt8]) { self.bytes = bytes }
+    private init(bytes: [UInt8], limits: Limits) {
+        self.bytes = bytes
+        self.limits = limits
+    }
 
     private func error(_ reason: String, at position: Int? = nil) -> JSONSyntaxError {
         let end = min(position ?? index, bytes.count)
@@ -75,7 +96,7 @@ public struct JSONParser {
 
     private mutating func enter() throws(JSONSyntaxError) {
         depth += 1
-        if depth > Self.maxDepth { throw error("nesting deeper than \(Self.maxDepth) levels") }
+        if depth > limits.maxDepth { throw error("nesting deeper than \(limits.maxDepth) levels") }
     }
 
     private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
@@ -91,6 +112,11 @@ public struct JSONParser {
                 throw error(index < bytes.count ? "expected a quoted key" : "unexpected end of input")
             }
             let keyStart = index
+            if object.count == limits.maxMembers {
+                var tooMany = error("an object with more than \(limits.maxMembers) members", at: keyStart)
+                tooMany.exceedsSizeLimit = true
+                throw tooMany
+            }
             let key = try parseString()
             if object[key] != nil { throw error("duplicate key '\(key)'", at: keyStart) }
             skipWhitespace()

@@ -72,12 +72,9 @@ extension JSONValue {
             case "\u{08}": out += "\\b"
             case "\u{0C}": out += "\\f"
             default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
+                // Beyond what RFC 8259 requires (C0): DEL, C1 and the bidi
+                // controls too, so that JSON on a terminal is as safe as text.
+                if scalar.isTerminalControl { out += scalar.jsonUnicodeEscape } else { out.unicodeScalars.append(scalar) }
             }
         }
         out += "\""

@@ -14,17 +14,26 @@ public final class LibraryService: Sendable {
     /// argon2id takes ~64 MB and tens of milliseconds per hash: a few at a time.
     let passwordChecks = DispatchSemaphore(value: 2)
     let log: @Sendable (String) -> Void
+    /// Where failures go, with or without --verbose: standard error unless
+    /// the caller gave a log.
+    let failureLog: @Sendable (String) -> Void
     /// Without --verbose, no per-request line is even formatted.
     let logsRequests: Bool
     let loginThrottle = LoginThrottle()
+    /// How long a token works after its sign-in, in seconds.
+    let sessionLifetime: TimeInterval
+    public static let defaultSessionLifetime: TimeInterval = 30 * 24 * 3600
 
     public init(store: ServerStore, faults: [FaultRule] = [], allowsFaultControl: Bool = false,
-                bookSchema: BookSchema = BuiltInBookSchema.schema, log: (@Sendable (String) -> Void)? = nil) {
+                bookSchema: BookSchema = BuiltInBookSchema.schema, sessionLifetime: TimeInterval = defaultSessionLifetime,
+                log: (@Sendable (String) -> Void)? = nil) {
+        self.sessionLifetime = sessionLifetime
         self.bookSchema = bookSchema
         self.store = store
         self.faults = FaultInjector(faults)
         self.allowsFaultControl = allowsFaultControl
         self.log = log ?? { _ in }
+        failureLog = log ?? { line in FileHandle.standardError.write(Data("lib-server: \(line)\n".utf8)) }
         logsRequests = log != nil
     }
 
@@ -83,7 +92,7 @@ public final class LibraryService: Sendable {
             }
             if let id = bookID, route.count == 3, method == "PUT" || method == "DELETE" {
                 return Self.echoingIdempotencyKey(of: request, try {
-                    guard let user = try authenticate(request) else { return .respond(unauthorized(request).response) }
+                    guard let user = try authenticate(request) else { return .respond(try unauthorized(request).response) }
                     do { return try writeBook(request, user: user, id: id) } catch let problem as ProblemError {
                         return .respond(problem.problem.response)
                     }
@@ -93,8 +102,7 @@ public final class LibraryService: Sendable {
         } catch let problem as ProblemError {
             return .respond(problem.problem.response)
         } catch {
-            log("error: \(request.method) \(request.path): \(error)")
-            return .respond(Problem(status: 500, title: "Internal Server Error", detail: "The server failed: \(error)").response)
+            return .respond(FailureAnswer.answer(for: error, request: request, log: failureLog).response)
         }
     }
 
@@ -136,18 +144,27 @@ public final class LibraryService: Sendable {
 
     /// The user behind the request's bearer token, or nil.
     func authenticate(_ request: HTTPRequest) throws -> User? {
-        guard let token = Self.bearerToken(request) else { return nil }
-        return try store.read { try UserDirectory.user(forToken: token, in: $0) }
+        guard case .signedIn(let user) = try standing(of: request) else { return nil }
+        return user
+    }
+
+    private func standing(of request: HTTPRequest) throws -> UserDirectory.TokenStanding {
+        guard let token = Self.bearerToken(request) else { return .unknown }
+        return try store.read { try UserDirectory.standing(ofToken: token, lifetime: sessionLifetime, in: $0) }
     }
 
     private func withUser(_ request: HTTPRequest, _ body: (User) throws -> HTTPResponse) throws -> HTTPResponse {
-        guard let user = try authenticate(request) else { return unauthorized(request).response }
+        guard let user = try authenticate(request) else { return try unauthorized(request).response }
         return try body(user)
     }
 
-    private func unauthorized(_ request: HTTPRequest) -> Problem {
-        Problem.unauthorized(Self.bearerToken(request) == nil
-            ? Self.missingToken : "The token is not valid (unknown or revoked): sign in again")
+    /// The 401 for a request without a live token, saying which case it is.
+    func unauthorized(_ request: HTTPRequest) throws -> Problem {
+        if Self.bearerToken(request) == nil { return Problem.unauthorized(Self.missingToken) }
+        if case .expired = try standing(of: request) {
+            return Problem.unauthorized("The session expired (sessions last \(Int(sessionLifetime)) s): sign in again")
+        }
+        return Problem.unauthorized("The token is not valid (unknown or revoked): sign in again")
     }
 
     static func bearerToken(_ request: HTTPRequest) -> String? {

@@ -34,34 +34,38 @@ final class LoginThrottle: @unchecked Sendable {
         self.now = now
     }
 
-    /// Seconds to wait before `username` may try again from `peer`, or nil
-    /// when the attempt may be checked.
-    func delay(username: String, peer: String) -> Int? {
+    /// Whether `username` may have a password checked now from `peer`: nil
+    /// when it may, else the seconds to wait. An admitted attempt is counted
+    /// as a failure at once, under the same lock as the check, so that
+    /// attempts arriving together cannot all pass before any is counted
+    /// (200 parallel guesses got 200 password checks when the count came
+    /// after the check, issue 23); `recordSuccess` takes the count back.
+    func admit(username: String, peer: String) -> Int? {
         lock.lock()
         defer { lock.unlock() }
         let t = now()
-        let waits = [Self.userKey(username), Self.peerKey(peer)].compactMap { key -> TimeInterval? in
+        let keys = [(Self.userKey(username), Self.perUser), (Self.peerKey(peer), Self.perPeer)]
+        let waits = keys.compactMap { key, _ -> TimeInterval? in
             guard let record = records[key], record.blockedUntil > t else { return nil }
             return record.blockedUntil - t
         }
-        return waits.max().map { Int($0.rounded(.up)) }
-    }
-
-    func recordFailure(username: String, peer: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        let t = now()
+        if let wait = waits.max() { return Int(wait.rounded(.up)) }
         if records.count > 100_000 { records = records.filter { t - $0.value.lastFailure < Self.perUser.memory } }
-        note(Self.userKey(username), Self.perUser, at: t)
-        note(Self.peerKey(peer), Self.perPeer, at: t)
+        for (key, policy) in keys { note(key, policy, at: t) }
+        return nil
     }
 
     /// The right password clears the user's record (not the peer's: one
-    /// good account must not reset guessing at the others).
-    func recordSuccess(username: String) {
+    /// good account must not reset guessing at the others), and takes back
+    /// the failure `admit` counted for the peer.
+    func recordSuccess(username: String, peer: String) {
         lock.lock()
+        defer { lock.unlock() }
         records[Self.userKey(username)] = nil
-        lock.unlock()
+        if var record = records[Self.peerKey(peer)], record.failures > 0 {
+            record.failures -= 1
+            records[Self.peerKey(peer)] = record
+        }
     }
 
     private func note(_ key: String, _ policy: Policy, at t: TimeInterval) {

@@ -8,6 +8,9 @@ import LibStore
 struct PostgresError: Error, CustomStringConvertible {
     let message: String
     var sqlState: String?
+    /// The connection to the server is gone (PostgreSQL stopped or
+    /// restarted): the next statement reconnects first.
+    var connectionLost = false
 
     var description: String {
         "PostgreSQL: " + message.trimmingTrailingNewlines + (sqlState.map { " (SQLSTATE \($0))" } ?? "")
@@ -20,6 +23,7 @@ final class PostgresConnection: SQLConnection {
     private let handle: OpaquePointer
     /// `?N` placeholders rewritten once per statement text.
     private var translated: [String: String] = [:]
+    private var inTransaction = false
     var dialect: SQLDialect { .postgresql }
 
     init(uri: String) throws {
@@ -67,6 +71,7 @@ final class PostgresConnection: SQLConnection {
 
     /// Runs statements that bind nothing (DDL, several at once).
     func runScript(_ sql: String) throws {
+        if sql == "BEGIN" { try reconnectIfLost() }
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result)
@@ -74,6 +79,8 @@ final class PostgresConnection: SQLConnection {
 
     func transaction<T>(_ body: () throws -> T) throws -> T {
         try runScript("BEGIN")
+        inTransaction = true
+        defer { inTransaction = false }
         do {
             let value = try body()
             try runScript("COMMIT")
@@ -88,7 +95,24 @@ final class PostgresConnection: SQLConnection {
         _ = try query("SELECT pg_advisory_xact_lock(hashtextextended(?1, 0))", [.text(name)])
     }
 
+    /// A connection PostgreSQL dropped (a restart, a failover) is made again
+    /// before the next statement, so that the server needs no restart once
+    /// the database is back (it answered 500 for good, issue 23). Never in
+    /// the middle of a transaction: that one has failed, and its caller
+    /// rolls back.
+    private func reconnectIfLost() throws {
+        guard PQstatus(handle) != CONNECTION_OK else { return }
+        if inTransaction { throw PostgresError(message: "the connection was lost in a transaction", connectionLost: true) }
+        PQreset(handle)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            throw PostgresError(message: "no connection: " + String(cString: PQerrorMessage(handle)), connectionLost: true)
+        }
+        translated.removeAll()
+        _ = try query("SET client_min_messages = warning", [])
+    }
+
     private func execute(_ sql: String, _ values: [SQLValue]) throws -> OpaquePointer {
+        try reconnectIfLost()
         let text = translated[sql] ?? {
             let rewritten = Self.numberedPlaceholders(sql)
             translated[sql] = rewritten
@@ -111,7 +135,7 @@ final class PostgresConnection: SQLConnection {
             let message = String(cString: PQerrorMessage(handle))
             let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
             PQclear(result)
-            throw PostgresError(message: message, sqlState: state)
+            throw PostgresError(message: message, sqlState: state, connectionLost: PQstatus(handle) != CONNECTION_OK)
         }
     }
 

@@ -7,7 +7,8 @@ import LibStore
 public enum ServerCommandLine {
     static let usage = """
         usage: lib-server --db PATH|URI [--listen HOST:PORT] [--demo] [--book-schema FILE]
-                          [--max-connections-per-peer N] [--fault SPEC]... [--fault-control] [--verbose]
+                          [--max-connections-per-peer N] [--session-lifetime SECONDS]
+                          [--fault SPEC]... [--fault-control] [--verbose]
                lib-server user add NAME [--role librarian|reader] --db PATH|URI   (password on stdin)
 
         Serves protocol v1 (docs/PROTOCOL.md). The first line on stdout is
@@ -16,7 +17,10 @@ public enum ServerCommandLine {
         PostgreSQL database several servers can share (docs/DEPLOY.md).
         --book-schema FILE validates books with that JSON Schema (2020-12)
         instead of the built-in one, and serves it at GET /v1/schemas/book.
-        Faults for tests (docs/FAULTS.md) also come from LIB_SERVER_FAULTS.
+        --session-lifetime SECONDS: a token older than that is refused (401);
+        the default is 30 days (2592000).
+        Faults for tests (docs/FAULTS.md) come only from --fault and
+        --fault-control, never from the environment.
         """
 
     struct UsageError: Error { let message: String }
@@ -41,7 +45,10 @@ public enum ServerCommandLine {
         var demo = false, faultControl = false, verbose = false
         var bookSchema = BuiltInBookSchema.schema
         var limits = HTTPServerLimits()
-        var faults = try usage { try FaultRule.parseList(environment["LIB_SERVER_FAULTS"] ?? "") }
+        var sessionLifetime = LibraryService.defaultSessionLifetime
+        // Only from flags: a variable left in a service's environment must
+        // never make a production server misbehave (issue 23).
+        var faults: [FaultRule] = []
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -59,6 +66,12 @@ public enum ServerCommandLine {
                     throw UsageError(message: "--max-connections-per-peer wants a positive number, not '\(text)'")
                 }
                 limits.maxConnectionsPerPeer = n
+            case "--session-lifetime":
+                let text = try value(for: argument, from: &rest)
+                guard let seconds = Int(text), seconds > 0 else {
+                    throw UsageError(message: "--session-lifetime wants a positive number of seconds, not '\(text)'")
+                }
+                sessionLifetime = TimeInterval(seconds)
             case "--verbose", "-v": verbose = true
             case "--help", "-h": print(usage); return 0
             case "--version": print("lib-server 0.1.0"); return 0
@@ -71,7 +84,8 @@ public enum ServerCommandLine {
         let store = try ServerDatabase.open(database, demo: demo)
         var log: (@Sendable (String) -> Void)?
         if verbose { log = { line in FileHandle.standardError.write(Data("\(line)\n".utf8)) } }
-        let service = LibraryService(store: store, faults: faults, allowsFaultControl: faultControl, bookSchema: bookSchema, log: log)
+        let service = LibraryService(store: store, faults: faults, allowsFaultControl: faultControl, bookSchema: bookSchema,
+                                     sessionLifetime: sessionLifetime, log: log)
         let server = HTTPServer(limits: limits, handler: service.handle)
         let boundPort = try server.bind(host: host, port: port)
         let shownHost = host.contains(":") ? "[\(host)]" : host

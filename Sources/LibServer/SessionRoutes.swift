@@ -13,7 +13,7 @@ extension LibraryService {
         guard let username = body["username"]?.stringValue, let password = body["password"]?.stringValue else {
             throw ProblemError(.badRequest(shape))
         }
-        if let seconds = loginThrottle.delay(username: username, peer: request.peerAddress) {
+        if let seconds = loginThrottle.admit(username: username, peer: request.peerAddress) {
             return Problem(status: 429, title: "Too Many Requests",
                            detail: "Too many failed sign-ins; try again in \(seconds) s",
                            headers: [("Retry-After", RetryAfter(seconds: seconds).headerValue)]).response
@@ -23,10 +23,9 @@ extension LibraryService {
         let valid = Crypto.verifyPassword(password, hash: found?.1 ?? Self.decoyHash)
         passwordChecks.signal()
         guard let user = found?.0, valid else {
-            loginThrottle.recordFailure(username: username, peer: request.peerAddress)
             return Problem.unauthorized("Wrong user name or password").response
         }
-        loginThrottle.recordSuccess(username: username)
+        loginThrottle.recordSuccess(username: username, peer: request.peerAddress)
         let token = try store.write { try UserDirectory.startSession(for: user, in: $0) }
         return .json(201, ["token": .string(token), "account": user.json])
     }
@@ -47,7 +46,9 @@ extension LibraryService {
         }
         let value: JSONValue
         do {
-            value = try JSONParser.parse(request.body)
+            value = try JSONParser.parse(request.body, limits: Self.requestBodyLimits)
+        } catch where error.exceedsSizeLimit {
+            throw ProblemError(Problem(status: 413, title: "Content Too Large", detail: "The body holds \(error.reason); a request needs far fewer"))
         } catch {
             throw ProblemError(.badRequest("The body is not valid JSON: \(error)"))
         }
@@ -56,6 +57,10 @@ extension LibraryService {
         }
         return object
     }
+
+    /// A request body is a book or a sign-in: a few members, little nesting.
+    /// Far above that is refused before it is built (issue 23).
+    static let requestBodyLimits = JSONParser.Limits(maxDepth: 64, maxMembers: 1_000)
 
     static func isJSON(_ contentType: String) -> Bool {
         let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""

@@ -1,4 +1,5 @@
 import Foundation
+import LibAccounts
 import LibStore
 
 /// Users, their password hashes and their sessions. Tokens are random and
@@ -11,16 +12,10 @@ enum UserDirectory {
 
         var description: String {
             switch self {
-            case .invalidName(let name): return "invalid user name '\(name)': use 1–64 letters, digits, '.', '_' or '-'"
+            case .invalidName(let name): return "invalid user name '\(name)': use \(UserName.rule)"
             case .exists(let name): return "user '\(name)' already exists"
             case .passwordHashFailed: return "could not hash the password"
             }
-        }
-    }
-
-    static func isValidUsername(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 64 && name.unicodeScalars.allSatisfy {
-            CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._-".unicodeScalars.contains($0)
         }
     }
 
@@ -37,7 +32,7 @@ enum UserDirectory {
     /// Adds the user unless one of that name exists (also when another
     /// server adds it at the same moment); nil when it existed.
     static func addUserIfMissing(_ name: String, password: String, role: Role, in store: ServerStore) throws -> User? {
-        guard isValidUsername(name) else { throw AddUserError.invalidName(name) }
+        guard UserName.isValid(name) else { throw AddUserError.invalidName(name) }
         guard let hash = Crypto.hashPassword(password) else { throw AddUserError.passwordHashFailed }
         let user = User(id: "u-" + Crypto.randomHex(bytes: 6), username: name, role: role)
         let added = try store.write { db in
@@ -69,13 +64,25 @@ enum UserDirectory {
         return token
     }
 
-    /// The user a live token belongs to, or nil for an unknown or revoked one.
-    static func user(forToken token: String, in db: any SQLConnection) throws -> User? {
+    /// What a bearer token stands for.
+    enum TokenStanding {
+        case signedIn(User)
+        /// Started longer ago than the session lifetime.
+        case expired
+        /// Never issued, or revoked.
+        case unknown
+    }
+
+    /// The user a live token belongs to: one started within `lifetime`
+    /// seconds and not revoked.
+    static func standing(ofToken token: String, lifetime: TimeInterval, in db: any SQLConnection) throws -> TokenStanding {
         let rows = try db.query("""
-            SELECT u.id, u.username, u.role FROM sessions s JOIN users u ON u.id = s.user_id
+            SELECT u.id, u.username, u.role, s.created_at FROM sessions s JOIN users u ON u.id = s.user_id
             WHERE s.token_hash = ?1 AND s.revoked_at IS NULL
             """, [.text(Crypto.sha256Hex(Array(token.utf8)))])
-        return rows.first.flatMap(user(from:))
+        guard let row = rows.first, let user = user(from: row) else { return .unknown }
+        let started = row["created_at"].real ?? row["created_at"].integer.map(Double.init) ?? 0
+        return Date().timeIntervalSince1970 - started > lifetime ? .expired : .signedIn(user)
     }
 
     static func revokeSession(token: String, in db: any SQLConnection) throws {

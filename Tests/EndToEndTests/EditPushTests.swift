@@ -243,7 +243,7 @@ import TestSupport
         #expect(try alice.lib("edit", "books/b-8", "copies:=1").status == 0)
 
         let mount = try TemporaryDirectory("lib-e2e-full")
-        let mounted = try CommandRunner.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount.path])
+        let mounted = try CommandRunner.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", mount.path])
         try #require(mounted.status == 0, "\(mounted)")
         defer { _ = try? CommandRunner.run("/usr/bin/umount", [mount.path]) }
         let copied = try CommandRunner.run("/bin/cp", ["-a", alice.home.path + "/.", mount.path])

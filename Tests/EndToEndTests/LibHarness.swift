@@ -49,6 +49,13 @@ final class LibHarness: @unchecked Sendable {
         return result
     }
 
+    /// Runs `lib ARGS` on a pseudo-terminal `columns` wide, made by
+    /// script(1) from util-linux; stdout and stderr both arrive in `stdout`.
+    func onTerminal(_ arguments: String, columns: Int = 120, environment extra: [String: String] = [:]) throws -> CommandResult {
+        let command = "stty cols \(columns) 2>/dev/null; exec \(BuiltProducts.path("lib")) \(arguments)"
+        return try CommandRunner.run("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment.merging(extra) { $1 })
+    }
+
     /// The account name lib gives a demo user on this server.
     func account(_ user: String, on server: ServerProcess) -> String { "\(user)@\(server.host):\(server.port)" }
 

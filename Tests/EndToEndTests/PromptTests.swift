@@ -75,6 +75,53 @@ import TestSupport
         _ = _dir
     }
 
+    /// A prompt file lib would never write (lib escapes names, and checks
+    /// them at login), planted by hand: the snippets in real shells still
+    /// show no control character, obey no zsh `%` code and evaluate nothing
+    /// (issue 23).
+    @Test func theSnippetsShowAHostileSegmentInertInRealShells() throws {
+        let lib = try LibHarness()
+        let directory = lib.home.path + "/data/accounts/x@h"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: lib.home.path + "/config", withIntermediateDirectories: true)
+        try "x@h\n".write(toFile: lib.home.path + "/config/current", atomically: true, encoding: .utf8)
+        let planted = lib.home.file("planted")
+        let hostile = "a\u{1B}]0;owned\u{07}%F{red}x\u{9B}2J\u{202E}$(touch \(planted))`touch \(planted)` ↑1"
+        try "\(hostile)\n\(hostile)\n".write(toFile: directory + "/prompt", atomically: true, encoding: .utf8)
+        for locale in ["C.UTF-8", "C"] {
+            let expected = Self.inert(hostile, unicode: locale == "C.UTF-8")
+            #expect(expected.hasPrefix("a?]0?owned?%F{red}x?") && !expected.contains("$("), "\(expected)")
+            let (bash, _) = try tracedShell(lib, "/bin/bash", ["--norc", "--noprofile", "-i", "-c",
+                "PS1='$ '; . \(snippets)/lib-prompt.bash; eval \"$PROMPT_COMMAND\"; echo \"${PS1@P}\""], locale: locale)
+            #expect(bash.stdout == "(\(expected)) $ \n", "bash, \(locale): \(bash.stdout.debugDescription)")
+            let (zsh, _) = try tracedShell(lib, "/usr/bin/zsh", ["-f", "-c",
+                "PROMPT='$ '; source \(snippets)/lib-prompt.zsh; __lib_prompt_update; print -rP -- \"$PROMPT\""], locale: locale)
+            #expect(zsh.stdout == "(\(expected)) $ \n", "zsh, \(locale): \(zsh.stdout.debugDescription)")
+            let (fish, _) = try tracedShell(lib, "/usr/bin/fish", ["--no-config", "-c",
+                "function fish_prompt; echo -n '$ '; end; source \(snippets)/lib-prompt.fish; fish_prompt; echo"], locale: locale)
+            #expect(!fish.stdout.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) || $0.value == 0x202E },
+                    "fish, \(locale): \(fish.stdout.debugDescription)")
+            #expect(fish.stdout.hasPrefix("(a?]0?owned?%F{red}x"), "fish, \(locale): \(fish.stdout.debugDescription)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: planted), "a prompt evaluated the segment")
+    }
+
+    /// What the snippets show of a segment: the characters segments are made
+    /// of, every other one (in the C locale, every other byte) as "?".
+    static func inert(_ segment: String, unicode: Bool) -> String {
+        let kept = Set(" @:.{}%_\\+=~[]-".unicodeScalars)
+        if unicode {
+            return String(String.UnicodeScalarView(segment.unicodeScalars.map { scalar in
+                scalar.properties.isAlphabetic || scalar.properties.numericType != nil || kept.contains(scalar)
+                    || "↑≠✗⊘".unicodeScalars.contains(scalar) ? scalar : "?"
+            }))
+        }
+        return String(segment.utf8.map { byte in
+            let scalar = Unicode.Scalar(byte)
+            return byte < 0x80 && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || kept.contains(scalar)) ? Character(scalar) : "?"
+        })
+    }
+
     /// The locale is read as the C library reads it: LC_ALL, then LC_CTYPE,
     /// then LANG, the first that is not empty; UTF-8 when its codeset is.
     @Test func statusPromptPicksItsFormFromTheLocale() throws {

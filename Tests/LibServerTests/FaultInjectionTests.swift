@@ -32,14 +32,23 @@ import TestSupport
     }
 
     @Test func status503WithRetryAfterThenRecovers() throws {
-        let demo = try DemoServer(environment: ProcessInfo.processInfo.environment.merging(
-            ["LIB_SERVER_FAULTS": "status=503,retry-after=7,times=2,path=/v1/me"]) { $1 })
+        let demo = try DemoServer(extraArguments: ["--fault", "status=503,retry-after=7,times=2,path=/v1/me"])
         let alice = try demo.signIn("alice")
         for _ in 0..<2 {
             let answer = try alice.get("/v1/me")
             #expect(answer.status == 503)
             #expect(answer.header("Retry-After") == "7")
         }
+        #expect(try alice.get("/v1/me").status == 200)
+    }
+
+    /// Faults come only from flags: the variable that once turned them on
+    /// does nothing alone (issue 23).
+    @Test func theEnvironmentAloneNeverTurnsFaultsOn() throws {
+        let demo = try DemoServer(environment: ProcessInfo.processInfo.environment.merging(
+            ["LIB_SERVER_FAULTS": "status=503,retry-after=7,path=/v1/me"]) { $1 })
+        let alice = try demo.signIn("alice")
+        #expect(try alice.get("/v1/me").status == 200)
         #expect(try alice.get("/v1/me").status == 200)
     }
 

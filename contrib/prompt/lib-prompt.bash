@@ -32,14 +32,22 @@ __lib_prompt_update() {
     return 0
   fi
   file=$data/accounts/$name/prompt
+  local unicode=no
+  case ${LC_ALL:-${LC_CTYPE:-$LANG}} in
+    *[Uu][Tt][Ff]-8* | *[Uu][Tt][Ff]8*) unicode=yes ;;
+  esac
   if [[ -n $name && -f $file ]]; then
     { IFS= read -r utf8; IFS= read -r ascii; } < "$file"
-    case ${LC_ALL:-${LC_CTYPE:-$LANG}} in
-      *[Uu][Tt][Ff]-8* | *[Uu][Tt][Ff]8*) LIB_PROMPT=$utf8 ;;
-      *) LIB_PROMPT=$ascii ;;
-    esac
+    [[ $unicode == yes ]] && LIB_PROMPT=$utf8 || LIB_PROMPT=$ascii
   else
     LIB_PROMPT=$(command lib status --prompt 2>/dev/null)
+  fi
+  # Only what a segment is made of reaches the terminal: any other
+  # character (a control character, a bidi override) shows as "?".
+  if [[ $unicode == yes ]]; then
+    LIB_PROMPT=${LIB_PROMPT//[^[:alnum:] @:.\{\}%_\\↑≠✗⊘+=~\[\]-]/?}
+  else
+    LIB_PROMPT=${LIB_PROMPT//[^a-zA-Z0-9 @:.\{\}%_\\+=~\[\]-]/?}
   fi
 }
 

@@ -45,13 +45,19 @@ function lib_prompt --description "lib's prompt segment: writes waiting on this 
         test -n "$locale"; or set locale $LC_CTYPE
         test -n "$locale"; or set locale $LANG
         if string match -qir 'utf-?8' -- "$locale"
-            echo -n $lines[1]
+            __lib_prompt_shown $lines[1]
         else
-            echo -n $lines[2]
+            __lib_prompt_shown $lines[2]
         end
     else
-        command lib status --prompt 2>/dev/null | read -l segment; and echo -n $segment
+        command lib status --prompt 2>/dev/null | read -l segment; and __lib_prompt_shown $segment
     end
+end
+
+# Only what a segment is made of reaches the terminal: any other character
+# (a control character, a bidi override) shows as "?".
+function __lib_prompt_shown
+    echo -n (string replace -ra '[^\p{L}\p{N} @:.\[\]{}%_\\\\↑≠✗⊘+=~-]' '?' -- $argv[1])
 end
 
 if test "$LIB_PROMPT_PS1" != no; and not functions -q __lib_original_fish_prompt

@@ -5,7 +5,7 @@
 #     source /usr/local/share/lib/prompt/lib-prompt.zsh
 #
 # It adds a precmd hook and puts $LIB_PROMPT in PROMPT (set LIB_PROMPT_PS1=no
-# to place "${LIB_PROMPT:+($LIB_PROMPT) }" yourself; the powerlevel10k segment
+# to place "${LIB_PROMPT:+(${LIB_PROMPT//\%/%%}) }" yourself; the powerlevel10k segment
 # does). The segment comes from lib's prompt file, read with shell built-ins:
 # no process starts at a prompt. Only when the file is missing (a change was
 # interrupted) does it run `lib status --prompt`, which writes it again.
@@ -33,14 +33,23 @@ __lib_prompt_update() {
     return 0
   fi
   file=$data/accounts/$name/prompt
+  local unicode=no
+  case ${LC_ALL:-${LC_CTYPE:-$LANG}} in
+    (*[Uu][Tt][Ff]-8* | *[Uu][Tt][Ff]8*) unicode=yes ;;
+  esac
   if [[ -n $name && -f $file ]]; then
     { IFS= read -r utf8; IFS= read -r ascii; } < "$file"
-    case ${LC_ALL:-${LC_CTYPE:-$LANG}} in
-      (*[Uu][Tt][Ff]-8* | *[Uu][Tt][Ff]8*) LIB_PROMPT=$utf8 ;;
-      (*) LIB_PROMPT=$ascii ;;
-    esac
+    [[ $unicode == yes ]] && LIB_PROMPT=$utf8 || LIB_PROMPT=$ascii
   else
     LIB_PROMPT=$(command lib status --prompt 2>/dev/null)
+  fi
+  # Only what a segment is made of reaches the terminal: any other
+  # character (a control character, a bidi override) shows as "?". A "%"
+  # stays, and is quoted where the value goes into PROMPT.
+  if [[ $unicode == yes ]]; then
+    LIB_PROMPT=${LIB_PROMPT//[^[:alnum:] @:.\{\}%_\\↑≠✗⊘+=~\[\]-]/?}
+  else
+    LIB_PROMPT=${LIB_PROMPT//[^a-zA-Z0-9 @:.\{\}%_\\+=~\[\]-]/?}
   fi
 }
 
@@ -48,5 +57,7 @@ autoload -Uz add-zsh-hook
 add-zsh-hook precmd __lib_prompt_update
 if [[ ${LIB_PROMPT_PS1:-yes} == yes && $PROMPT != *LIB_PROMPT* ]]; then
   setopt prompt_subst
-  PROMPT='${LIB_PROMPT:+($LIB_PROMPT) }'$PROMPT
+  # prompt_subst expands ${...} before the % escapes: "%" is doubled so
+  # that a segment's "%F{red}" is shown, never obeyed.
+  PROMPT='${LIB_PROMPT:+(${LIB_PROMPT//\%/%%}) }'$PROMPT
 fi

@@ -56,7 +56,16 @@ enum Login {
         } catch let failure as TransportFailure {
             throw explain(failure, server: options.server)
         }
-        let account = Account(origin: options.server, userID: me["id"]?.stringValue ?? "", username: me["username"]?.stringValue ?? "")
+        // The name becomes a directory and is shown at every prompt: one
+        // that breaks the server's own rule is refused before anything is
+        // made (a name such as `../x` would leave lib's directories).
+        let username = me["username"]?.stringValue ?? ""
+        guard UserName.isValid(username) else {
+            _ = try? api.send("DELETE", "/v1/sessions/current", timeout: 5)
+            throw CommandFailure("\(options.server.hostAndPort) gave the user name \"\(TerminalText.escaped(username))\", "
+                                 + "which is not a valid user name (\(UserName.rule)): not signed in")
+        }
+        let account = Account(origin: options.server, userID: me["id"]?.stringValue ?? "", username: username)
         let keyringAccount = KeyringAccount(server: account.origin.description, userID: account.userID, userName: account.username)
 
         // A token this login replaces is put back if the login fails after

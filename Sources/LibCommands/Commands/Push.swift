@@ -72,14 +72,14 @@ enum Push {
         if silent && result.attention == nil { return }
         let lib = context.errorPainter.paint("\(ProgramInfo.name):", .red)
         if let summary = result.summary, !context.globalOptions.quiet {
-            context.standardOutput.write(summary + "\n")
+            context.standardOutput.write(TerminalText.escaped(summary, keepingLayout: true) + "\n")
             context.standardOutput.flush()
         }
         if let attention = result.attention {
-            context.standardError.write("\(lib) \(context.errorPainter.paint(attention, .yellow))\n")
+            context.standardError.write("\(lib) \(context.errorPainter.paint(TerminalText.escaped(attention, keepingLayout: true), .yellow))\n")
         }
         if let problem = result.problem, !silent {
-            context.standardError.write("\(lib) \(problem)\n")
+            context.standardError.write("\(lib) \(TerminalText.escaped(problem, keepingLayout: true))\n")
         }
     }
 

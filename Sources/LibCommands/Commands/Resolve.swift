@@ -111,7 +111,7 @@ enum Resolve {
         let width = waiting.map(\.path.count).max() ?? 0
         var text = "\(Wording.count(waiting.count, "write").capitalizedFirst) of \(workspace.name) \(waiting.count == 1 ? "waits" : "wait") for a decision:\n"
         for item in waiting {
-            let what = item.status == .conflict ? "conflict" : "rejected: \(item.problem ?? "no reason given")"
+            let what = item.status == .conflict ? "conflict" : "rejected: \(TerminalText.escaped(item.problem ?? "no reason given"))"
             text += "  \(item.path.padding(to: width))  \(what)\n"
         }
         text += "Run `lib resolve PATH` to see one, then settle it with --mine, --theirs, --merge or --edit (a conflict) or --edit or --discard (a rejected write).\n"

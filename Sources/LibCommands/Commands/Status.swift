@@ -205,7 +205,7 @@ enum Status {
             parts.append("last error: \(error)")
         }
         if item.status == .rejected { parts.append(item.problem ?? "no reason given") }
-        return parts.joined(separator: " · ")
+        return TerminalText.escaped(parts.joined(separator: " · "))
     }
 
     // MARK: --json
