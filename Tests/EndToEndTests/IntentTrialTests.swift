@@ -42,24 +42,31 @@ import TestSupport
             try device.lib.login(user, to: server)
             return device
         }
-        var chosen: Set<String> = []  // "device/book" pairs a user chose a side for on a clash
+        // "device/book" pairs a user chose a side for on a clash, and the
+        // values `--mine` took back there: the only way back the check allows.
+        var chosen: Set<String> = []
+        var choseMine: [String: Set<Int>] = [:]
         var log: [String] = []
 
         func resolveAll(_ d: Int, final: Bool) throws {
             let listing = try devices[d].lib.lib("status", "--porcelain").stdout
             for line in listing.split(separator: "\n") where line.hasPrefix("write conflict") {
                 let path = String(line.split(separator: " ")[5])
-                let choice = final ? "--merge" : ["--merge", "--mine", "--theirs"].randomElement(using: &random)!
-                var result = try devices[d].lib.lib("resolve", path, choice)
-                if result.status == 3 {
-                    // A real clash (merge refused): the user picks a side.
-                    let side = ["--mine", "--theirs"].randomElement(using: &random)!
-                    result = try devices[d].lib.lib("resolve", path, side)
-                    chosen.insert("\(devices[d].name)/\(path.dropFirst(6))")
-                    log.append("\(devices[d].name) resolve \(path) \(side) (clash)")
-                } else {
-                    log.append("\(devices[d].name) resolve \(path) \(choice)")
+                // A real clash (the view offers no merge): whichever side the
+                // user picks, that pick is theirs to make, and recorded.
+                let view = try devices[d].lib.lib("resolve", path)
+                let clash = !view.stdout.contains("sends the merge")
+                let choices = clash ? ["--mine", "--theirs"] : ["--merge", "--mine", "--theirs"]
+                let choice = final && !clash ? "--merge" : choices.randomElement(using: &random)!
+                let result = try devices[d].lib.lib("resolve", path, choice)
+                if clash {
+                    let pair = "\(devices[d].name)/\(path.dropFirst(6))"
+                    chosen.insert(pair)
+                    if choice == "--mine", let mine = Self.mineValue(in: view.stdout, field: devices[d].field) {
+                        choseMine[pair, default: []].insert(Self.rank(of: mine, for: devices[d]))
+                    }
                 }
+                log.append("\(devices[d].name) resolve \(path) \(choice)\(clash ? " (clash)" : "")")
                 #expect(result.status == 0, "\(result)\n\(log.joined(separator: "\n"))")
             }
         }
@@ -127,6 +134,13 @@ import TestSupport
                                                "--restore", stdin: "\(devices[d].user)-demo\n")
             #expect(login.status == 0, "\(login)")
         }
+        if ProcessInfo.processInfo.environment["LIB_TRIAL_DEBUG"] != nil {
+            for device in devices {
+                let rows = try CommandRunner.run("/usr/bin/sqlite3", [device.lib.storePath(device.lib.account(device.user, on: server)),
+                    "SELECT seq, path, status, method, create_only, changes, json_extract(base_body, '$.\(device.field)'), if_match, base_etag, attempts, json_extract(theirs_body, '$.\(device.field)') FROM outbox"])
+                print("DEBUG \(device.name)\n\(rows.stdout)")
+            }
+        }
         // One device at a time, until its outbox is empty: a chain of
         // writes whose fields clash with the account's own earlier writes
         // (restored from another sign-in) meets one conflict per write.
@@ -135,7 +149,7 @@ import TestSupport
             for _ in 0..<20 {
                 let push = try devices[d].lib.lib("push", "--wait", "10")
                 lastPush[devices[d].name] = push
-                if push.status == 0 && (try devices[d].lib.pending()) == 0 { break }
+                if try push.status == 0 && devices[d].lib.pending() == 0 { break }
                 try resolveAll(d, final: true)
             }
         }
@@ -150,10 +164,13 @@ import TestSupport
         for book in Self.books {
             let versions = try serverHistory(server, book: book).compactMap { $0.document }
                 .compactMap { try? JSONParser.parse($0) }
-            for device in devices where !chosen.contains("\(device.name)/\(book)") {
+            for device in devices {
+                let pair = "\(device.name)/\(book)"
                 let ranks = versions.map { Self.rank(of: $0[device.field], for: device) }
-                #expect(ranks == ranks.sorted(), "\(device.name)'s \(device.field) of \(book) went back: \(ranks)\n\(trace)")
-                if let kept = device.kept[book] {
+                let back = zip(ranks, ranks.dropFirst()).filter { $0.1 < $0.0 }.map(\.1)
+                #expect(back.allSatisfy { choseMine[pair, default: []].contains($0) },
+                        "\(device.name)'s \(device.field) of \(book) went back to \(back) (chosen: \(choseMine[pair] ?? [])): \(ranks)\n\(trace)")
+                if !chosen.contains(pair), let kept = device.kept[book] {
                     #expect(ranks.last == kept, "\(device.name)'s last kept \(device.field) of \(book) is \(kept), the server has \(ranks.last ?? -1)\n\(trace)")
                 }
             }
@@ -169,6 +186,15 @@ import TestSupport
         case "year": return "year:=\(3000 + value)"
         default: return "\(field)=v\(value)"
         }
+    }
+
+    /// The MINE cell of `field`'s clash row in resolve's view ("* FIELD BASE MINE THEIRS").
+    static func mineValue(in view: String, field: String) -> JSONValue? {
+        guard let row = view.split(separator: "\n").first(where: { $0.hasPrefix("* \(field) ") }) else { return nil }
+        // Cells are set apart by two spaces or more (a value may hold one).
+        let cells = row.components(separatedBy: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard cells.count == 4 else { return nil }
+        return try? JSONParser.parse(cells[2])
     }
 
     /// A value of the device's field as the number of the edit that set it (0: not the device's).
