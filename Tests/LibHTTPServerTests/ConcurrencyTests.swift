@@ -76,10 +76,16 @@ private final class FailureLog: @unchecked Sendable {
     @Test func connectionsBeyondTheLimitGet503() throws {
         var limits = HTTPServerLimits()
         limits.maxConnections = 2
-        let server = try TestServer(limits: limits)
+        // Both connections in the middle of a request: none can be cut off to make room.
+        let release = DispatchSemaphore(value: 0)
+        let server = try TestServer(limits: limits) { request in
+            if request.path.hasPrefix("/hold") { release.wait() }
+            return TestServer.echo(request)
+        }
         let first = try server.client(), second = try server.client()
-        #expect(try first.request("GET", "/1").status == 200)
-        #expect(try second.request("GET", "/2").status == 200)
+        try first.sendRaw(Array("GET /hold-1 HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        try second.sendRaw(Array("GET /hold-2 HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        usleep(200_000)
 
         let third = try server.client()
         let refused = try third.request("GET", "/3")
@@ -89,6 +95,10 @@ private final class FailureLog: @unchecked Sendable {
         #expect(refused.header("Content-Type") == "application/problem+json")
         #expect(refused.text.hasPrefix(#"{"type":"about:blank","title":"Service Unavailable","status":503,"#))
         #expect(third.isClosedByPeer())
+        release.signal()
+        release.signal()
+        #expect(try first.readResponse().status == 200)
+        #expect(try second.readResponse().status == 200)
 
         // A slot frees up when a client leaves.
         first.close()
