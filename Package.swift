@@ -39,29 +39,32 @@ let package = Package(
         .target(name: "CNetworkManager", path: "Sources/CNetworkManager", linkerSettings: [.linkedLibrary("dl")]),
 
         // Shared by client and server.
+        // The base every client module stands on: the one server-address
+        // type, exit codes, the clocks, text trimming, lib's directories.
+        .target(name: "LibBase", swiftSettings: startUp),
         .target(name: "LibJSON", swiftSettings: startUp),
         .target(name: "LibStore", dependencies: ["CSQLite"], swiftSettings: startUp),
         // The book's JSON Schema and the validator both sides check books with.
         .target(name: "LibBookSchema", dependencies: ["LibJSON"], swiftSettings: startUp),
         // The HTTP vocabulary: headers, entity tags, preconditions, Retry-After, dates.
-        .target(name: "LibHTTP", swiftSettings: startUp),
+        .target(name: "LibHTTP", dependencies: ["LibBase"], swiftSettings: startUp),
 
         // The reference server.
-        .target(name: "LibHTTPServer", dependencies: ["LibHTTP", "LibJSON"]),
+        .target(name: "LibHTTPServer", dependencies: ["LibBase", "LibHTTP", "LibJSON"]),
         .target(name: "LibServer", dependencies: ["LibJSON", "LibBookSchema", "LibStore", "LibHTTPServer", "LibAccounts", "CSodium", "CPostgres"]),
         .executableTarget(name: "lib-server", dependencies: ["LibServer"]),
 
         // The client.
-        .target(name: "LibNet", dependencies: ["CCurl", "CNetworkManager", "LibHTTP"], swiftSettings: startUp),
+        .target(name: "LibNet", dependencies: ["CCurl", "CNetworkManager", "LibBase", "LibHTTP"], swiftSettings: startUp),
         // A developer's diagnostic: one request or probe, classified and explained.
         .executableTarget(name: "lib-net-check", dependencies: ["LibNet"]),
-        .target(name: "LibAccounts", swiftSettings: startUp),
-        .target(name: "LibKeyring", dependencies: ["CSecret"], swiftSettings: startUp),
+        .target(name: "LibAccounts", dependencies: ["LibBase"], swiftSettings: startUp),
+        .target(name: "LibKeyring", dependencies: ["CSecret", "LibBase"], swiftSettings: startUp),
         // Developer tool: one keyring call per process, for the keyring tests and benchmarks.
         .executableTarget(name: "lib-keyring-check", dependencies: ["LibKeyring"]),
-        .target(name: "LibSync", dependencies: ["LibStore", "LibJSON"], swiftSettings: startUp),
-        .target(name: "LibCLI", dependencies: ["LibJSON"], swiftSettings: startUp),
-        .target(name: "LibCommands", dependencies: ["CSignals", "LibCLI", "LibNet", "LibKeyring", "LibSync", "LibAccounts", "LibJSON", "LibBookSchema", "LibStore"],
+        .target(name: "LibSync", dependencies: ["LibBase", "LibStore", "LibJSON"], swiftSettings: startUp),
+        .target(name: "LibCLI", dependencies: ["LibBase", "LibJSON"], swiftSettings: startUp),
+        .target(name: "LibCommands", dependencies: ["CSignals", "LibBase", "LibCLI", "LibNet", "LibKeyring", "LibSync", "LibAccounts", "LibJSON", "LibBookSchema", "LibStore"],
                 swiftSettings: startUp),
 
         // lib: a static executable, so that every command starts as fast as
@@ -85,17 +88,17 @@ let package = Package(
         .testTarget(name: "LibHTTPTests", dependencies: ["LibHTTP"]),
         .testTarget(name: "LibHTTPServerTests", dependencies: ["LibHTTPServer", "TestSupport"]),
         .testTarget(name: "LibServerTests", dependencies: ["LibServer", "LibJSON", "TestSupport"]),
-        .testTarget(name: "LibCLITests", dependencies: ["LibCLI", "LibJSON", "TestSupport"]),
-        .testTarget(name: "LibNetTests", dependencies: ["LibNet", "TestSupport"]),
+        .testTarget(name: "LibCLITests", dependencies: ["LibBase", "LibCLI", "LibJSON", "TestSupport"]),
+        .testTarget(name: "LibNetTests", dependencies: ["LibBase", "LibNet", "TestSupport"]),
         .testTarget(name: "LibKeyringTests", dependencies: ["LibKeyring", "TestSupport"]),
-        .testTarget(name: "LibSyncTests", dependencies: ["LibSync", "LibJSON", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "LibAccountsTests", dependencies: ["LibAccounts", "TestSupport"]),
+        .testTarget(name: "LibSyncTests", dependencies: ["LibBase", "LibSync", "LibJSON", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "LibAccountsTests", dependencies: ["LibAccounts", "LibBase", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LibJSON", "TestSupport"]),
         // The fuzz targets' properties (Tests/Fuzz/Properties, also built by
         // scripts/build-fuzz-target.sh), replayed over the saved inputs.
         .testTarget(
             name: "FuzzRegressionTests",
-            dependencies: ["LibJSON", "LibHTTP", "LibHTTPServer", "LibNet", "LibCLI", "LibCommands", "LibSync", "LibAccounts"],
+            dependencies: ["LibBase", "LibJSON", "LibHTTP", "LibHTTPServer", "LibNet", "LibCLI", "LibCommands", "LibSync", "LibAccounts"],
             path: "Tests/Fuzz", exclude: ["Corpus", "Regressions", "Dictionaries", "README.md"]),
     ]
 )

@@ -1,3 +1,5 @@
+import LibBase
+
 /// A signed-in account. Its identity is the server's origin and the user id
 /// the server gave (`GET /v1/me`), never the name typed at login; its name,
 /// `user@host[:port]`, is what people see and type.

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import LibBase
 #endif
 
 /// The list of signed-in accounts and which one is current, kept in two

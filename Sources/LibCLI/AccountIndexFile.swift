@@ -1,3 +1,5 @@
+import LibBase
+
 /// A read-only view of the accounts index (`<config>/accounts`) and the
 /// current account (`<config>/current`), for completion. The accounts
 /// module owns these files and writes them.
@@ -14,7 +16,7 @@ public struct AccountIndexFile: Sendable {
     public func accountNames() -> [String] {
         guard let text = FileDescriptorReader.readText(atPath: directories.accountsFile) else { return [] }
         return text.split(whereSeparator: \.isNewline).compactMap { line in
-            let name = line.prefix { $0 != "\t" }.trimmingSpaces()
+            let name = line.prefix { $0 != "\t" }.trimmingWhitespace()
             return name.isEmpty || name.hasPrefix("#") ? nil : name
         }
     }
@@ -22,14 +24,8 @@ public struct AccountIndexFile: Sendable {
     /// The current account's name, if one is set.
     public func currentAccountName() -> String? {
         guard let text = FileDescriptorReader.readText(atPath: directories.currentAccountFile) else { return nil }
-        let name = text.trimmingSpaces()
+        let name = text.trimmingWhitespace()
         return name.isEmpty ? nil : name
     }
 }
 
-extension StringProtocol {
-    /// Without leading and trailing whitespace and newlines.
-    func trimmingSpaces() -> String {
-        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
-    }
-}

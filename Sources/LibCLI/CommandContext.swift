@@ -1,3 +1,5 @@
+import LibBase
+
 /// Everything a command may use from the world outside its arguments,
 /// passed in rather than reached for, so that every command runs in tests
 /// without a terminal, keyring or network.

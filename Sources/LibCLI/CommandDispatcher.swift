@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import LibBase
 #endif
 
 /// Parses a command line and runs the matching handler: the whole of `lib`

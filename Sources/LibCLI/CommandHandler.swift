@@ -1,3 +1,5 @@
+import LibBase
+
 /// Runs one parsed command: reads its options through the command's syntax
 /// declarations, writes through the context, and returns the exit status (or
 /// throws an error that `ErrorReport` turns into one).

@@ -1,3 +1,5 @@
+import LibBase
+
 /// One command, declared once: its name, arguments, options, which options
 /// exclude each other, and the text of its help.
 public struct CommandSpec: Sendable {

@@ -1,4 +1,5 @@
 import LibJSON
+import LibBase
 
 /// The one place where errors become an exit status and the text printed on
 /// standard error: a `lib: ` line, or under `--json` one JSON document,

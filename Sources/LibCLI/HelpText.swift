@@ -1,3 +1,5 @@
+import LibBase
+
 /// Writes `lib --help`, `lib COMMAND --help` and the short usage from the
 /// registry, within 80 columns.
 public struct HelpText: Sendable {

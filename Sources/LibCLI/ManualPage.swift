@@ -1,3 +1,5 @@
+import LibBase
+
 /// Writes `man/lib.1` (man(7) source) from the registry and the hand-written
 /// sections. Plain man macros only, so that mandoc -Tlint and groff accept it.
 public struct ManualPage: Sendable {

@@ -1,3 +1,5 @@
+import LibBase
+
 /// What `-q` keeps quiet: success, and a temporary failure (exit 75) that
 /// heals by itself, unless the oldest write still pending has waited longer
 /// than the threshold, so that a machine that never syncs is noticed.

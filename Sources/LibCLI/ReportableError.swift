@@ -1,3 +1,5 @@
+import LibBase
+
 /// An error from another module that knows how it should be reported.
 /// Commands conform their domain errors (network, keyring, store) to this so
 /// that `ErrorReport` maps them to exit codes without knowing their types.

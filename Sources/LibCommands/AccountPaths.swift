@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LibCLI
+import LibBase
 
 /// Where each account's files are: one directory per account (0700) under
 /// the data directory, holding its SQLite store and its push lock; and the

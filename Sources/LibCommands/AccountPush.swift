@@ -4,6 +4,7 @@ import Glibc
 import LibCLI
 import LibNet
 import LibSync
+import LibBase
 
 /// One account's push, start to end: take the account's push lock (waiting
 /// within the budget), read its generation, send the outbox in order over
@@ -143,9 +144,9 @@ struct AccountPush {
                 }
                 let explanation = FailureExplanation.diagnose(failure, account: name, pendingWrites: pending,
                                                               networkManager: SystemBusNetworkManager())
-                let code = ExitCode(rawValue: explanation.exitCode) ?? .failure
-                let stop: Stop = explanation.reason == "offline"
-                    ? .offline(host: failure.endpoint.host, port: failure.endpoint.port)
+                let code = explanation.exitCode
+                let stop: Stop = explanation.reason == .offline
+                    ? .offline(host: failure.endpoint.host, port: UInt16(failure.endpoint.port))
                     : failure.isTemporary || code == .temporaryFailure ? .temporary(retryAfter: retryAfter) : .failed
                 guard failure.isTemporary, let deadline else {
                     return try finish(tally, store: store, stop: stop, problem: explanation.message, exitCode: code)
@@ -181,7 +182,7 @@ struct AccountPush {
     /// `RetryBackoff.nextAttempt`). False when the budget is spent.
     func wait(after explanation: FailureExplanation, failure: TransportFailure, retryAfter: Double?,
               backoff: inout RetryBackoff, until deadline: Double) -> Bool {
-        if explanation.reason.hasPrefix("nm-") {
+        if case .networkManager = explanation.reason {
             // A portal, limited connectivity or a connection being made:
             // retrying into it is wasted; try again as soon as it changes.
             let headline = explanation.message.prefix { $0 != ":" }
@@ -191,8 +192,8 @@ struct AccountPush {
             case .deadline: return false
             }
         }
-        if explanation.reason == "offline" {
-            let watcher = PathWatcher(host: failure.endpoint.host, port: failure.endpoint.port)
+        if explanation.reason == .offline {
+            let watcher = PathWatcher(host: failure.endpoint.host, port: UInt16(failure.endpoint.port))
             let started = MonotonicClock.now()
             while true {
                 let remaining = deadline - MonotonicClock.now()

@@ -6,6 +6,7 @@ import LibCLI
 import LibKeyring
 import LibNet
 import LibSync
+import LibBase
 
 /// The account a command acts on (`-A`, else `LIB_ACCOUNT`, else the
 /// current one) and the ways to reach its files, its token and its server.
@@ -77,8 +78,8 @@ struct AccountWorkspace {
     /// The user's sentence and exit code for a request that failed.
     func explain(_ failure: TransportFailure, pendingWrites: Int) -> CommandFailure {
         let explanation = FailureExplanation.diagnose(failure, account: name, pendingWrites: pendingWrites)
-        return CommandFailure(explanation.message, exitCode: ExitCode(rawValue: explanation.exitCode) ?? .failure,
-                              reason: explanation.reason)
+        return CommandFailure(explanation.message, exitCode: explanation.exitCode,
+                              reason: explanation.reason.token)
     }
 }
 

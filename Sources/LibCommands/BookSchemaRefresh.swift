@@ -1,5 +1,6 @@
 import LibBookSchema
 import LibSync
+import LibBase
 
 /// Keeps the account's copy of the server's book schema current, riding on
 /// reads: before a read, a conditional `GET /v1/schemas/book` on the same

@@ -1,6 +1,7 @@
 import LibCLI
 import LibJSON
 import LibSync
+import LibBase
 
 /// The write that waits (a conflict or a rejection) and the writes of the
 /// same path queued after it, made on top of it.

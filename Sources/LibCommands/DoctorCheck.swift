@@ -1,5 +1,6 @@
 import LibCLI
 import LibJSON
+import LibBase
 
 /// One finding of `lib doctor`: what was checked (and for which account),
 /// what was found, how to fix it when it is a problem, and the exit code it

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import LibCLI
 import LibJSON
+import LibBase
 
 /// Lets the user change a JSON document in their own editor (`$VISUAL`,
 /// else `$EDITOR`, else `vi`), as `kubectl edit` does: the document goes in

@@ -1,6 +1,7 @@
 import LibCLI
 import LibJSON
 import LibSync
+import LibBase
 
 /// What an edit of one document starts from: the document as this device
 /// knows it (its `LocalVersion`: the cached copy with the pending writes'

@@ -1,6 +1,7 @@
 import LibJSON
 import LibNet
 import LibSync
+import LibBase
 
 /// Sends outbox items to the server over one `ServerAPI` (and so one
 /// connection for the whole push), and reads each answer as DESIGN.md's
@@ -141,7 +142,7 @@ struct HTTPWriteSender: WriteSender {
         case .serverError(_, _, let after), .rateLimited(let after): retryAfter = after
         default: retryAfter = nil
         }
-        return .temporary(reason: FailureExplanation(failure: failure, path: .unknown, account: nil, pendingWrites: 0).reason,
+        return .temporary(reason: FailureExplanation(failure: failure, path: .unknown, account: nil, pendingWrites: 0).reason.token,
                           retryAfter: retryAfter.map { Double($0.seconds) }, sent: failure.mayHaveReachedServer)
     }
 }

@@ -1,6 +1,7 @@
 import LibCLI
 import LibKeyring
 import LibNet
+import LibBase
 
 /// The two programs built from these commands: `lib` (static, on-device)
 /// and `lib-online` (dynamic, everything). Each `main.swift` is one call.
@@ -75,7 +76,7 @@ struct NoNetworkOnDevice: TransportFactory {
         func send(_ request: HTTPRequest) throws(TransportFailure) -> HTTPResponse {
             throw TransportFailure(
                 kind: .libcurlUnavailable(reason: "internal error: this command ran in lib instead of \(OnlineHelper.name), which carries the network code"),
-                endpoint: ServerEndpoint(url: request.url) ?? ServerEndpoint(scheme: "http", host: "", port: 0))
+                endpoint: ServerOrigin(requestURL: request.url) ?? ServerOrigin(scheme: "http", host: "", port: 0))
         }
     }
     func makeTransport(_ configuration: TransportConfiguration) -> any HTTPTransport { Transport() }

@@ -1,5 +1,6 @@
 import LibJSON
 import LibSync
+import LibBase
 
 /// What the account's store alone can show for a path: the cached copy (of
 /// a document, or of a collection's members) with the unsent writes applied.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import LibCLI
 import LibNet
+import LibBase
 
 /// `push --wait` waiting on NetworkManager rather than retrying into a
 /// network that cannot carry the request: while it reports a captive

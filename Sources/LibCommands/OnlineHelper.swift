@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LibCLI
+import LibBase
 
 /// `lib-online`, the program that runs the commands needing the network or
 /// the keyring. `lib` itself is a static executable (it starts as fast as a

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import LibBase
 #endif
 
 /// One push per account at a time: an exclusive flock on the account's
@@ -40,14 +41,6 @@ final class PushLock {
 }
 
 /// Seconds on a clock that never jumps.
-enum MonotonicClock {
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-}
-
 enum CommandFailureError: Error, CustomStringConvertible {
     case io(String)
     var description: String { switch self { case .io(let m): return m } }

@@ -5,6 +5,7 @@ import LibAccounts
 import LibCLI
 import LibNet
 import LibSync
+import LibBase
 
 /// `lib push --watch [--all]`: runs until SIGTERM or SIGINT and pushes each
 /// account's writes soon after they are saved, when a route to the server

@@ -2,6 +2,7 @@ import LibAccounts
 import LibCLI
 import LibKeyring
 import LibStore
+import LibBase
 
 /// How other modules' errors read and exit when a command lets them through.
 extension KeyringError: ReportableError {

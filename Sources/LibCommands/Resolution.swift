@@ -1,6 +1,7 @@
 import LibCLI
 import LibJSON
 import LibSync
+import LibBase
 
 /// Settles one conflict or rejected write (`lib resolve PATH --…`).
 struct Resolution {

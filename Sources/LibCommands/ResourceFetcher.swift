@@ -1,6 +1,7 @@
 import LibCLI
 import LibJSON
 import LibNet
+import LibBase
 
 /// Reads one resource from the server for `lib get`: a document with its
 /// ETag (revalidated with `If-None-Match`), or a whole collection, page

@@ -1,6 +1,7 @@
 import LibAccounts
 import LibJSON
 import LibNet
+import LibBase
 
 /// Protocol v1 requests to one server, as one account (or none, to sign in).
 /// Sends through the given transport, so one connection serves a whole push.
@@ -13,9 +14,7 @@ struct ServerAPI {
     /// --wait`): each one's timeouts are capped to what is left. nil: none.
     var deadline: Double? = nil
 
-    var endpoint: ServerEndpoint {
-        ServerEndpoint(scheme: origin.scheme, host: origin.host, port: UInt16(origin.port))
-    }
+    var endpoint: ServerOrigin { origin }
 
     /// Sends a request to `/v1/...`; every HTTP status comes back as a response.
     func send(_ method: String, _ target: String, headers: [(String, String)] = [], json: JSONValue? = nil,
@@ -80,11 +79,3 @@ extension HTTPResponse {
     }
 }
 
-extension StringProtocol {
-    func trimmingCharacters(in set: Character) -> String {
-        var s = Substring(self)
-        while s.first == set { s = s.dropFirst() }
-        while s.last == set { s = s.dropLast() }
-        return String(s)
-    }
-}

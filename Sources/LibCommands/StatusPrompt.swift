@@ -1,5 +1,6 @@
 import LibAccounts
 import LibCLI
+import LibBase
 
 /// `lib status --prompt`: the prompt segment of the account in effect
 /// (`LIB_ACCOUNT` or `-A`, else the current one), `alice ↑2 ≠1`, or nothing

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import LibBase
 #endif
 
 /// The delay a server asks for in `Retry-After` (RFC 9110 §10.2.3), in
@@ -32,8 +33,3 @@ public struct RetryAfter: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(seconds)" }
 }
 
-extension String {
-    func trimmingSpacesAndTabs() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-    }
-}

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import LibBase
 #endif
 
 /// One client connection, served on its own thread: reads requests one after
@@ -241,11 +242,5 @@ final class Connection: @unchecked Sendable {
                 HTTPHeaders.sameName($0.trimmingSpacesAndTabs(), token)
             }
         }
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingSpacesAndTabs() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

@@ -1,3 +1,5 @@
+import LibBase
+
 /// The account a token belongs to, as the keyring knows it: the server's
 /// origin and the user id the server gave, plus the user name for people.
 ///
@@ -21,12 +23,9 @@ public struct KeyringAccount: Sendable, Hashable, CustomStringConvertible {
     /// `user@host[:port]`, as lib names accounts.
     public var description: String { "\(userName)@\(hostAndPort)" }
 
-    /// The origin without its scheme.
+    /// The server as every message spells it (`ServerOrigin.hostAndPort`).
     var hostAndPort: String {
-        var rest = Substring(server)
-        if let schemeEnd = rest.firstRange(of: "://") { rest = rest[schemeEnd.upperBound...] }
-        while rest.hasSuffix("/") { rest = rest.dropLast() }
-        return String(rest)
+        (try? ServerOrigin(parsing: server))?.hostAndPort ?? server
     }
 
     /// What keyring managers (Seahorse, `secret-tool search`) show for the item.

@@ -1,4 +1,5 @@
 import CCurl
+import LibBase
 
 /// One libcurl easy handle and the buffers it fills. libcurl keeps the
 /// connection to the last server open inside the handle, so reusing the
@@ -12,7 +13,7 @@ final class CurlEasyHandle {
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
     /// Loads libcurl if needed and makes a handle; failures name `endpoint`.
-    init(for endpoint: ServerEndpoint) throws(TransportFailure) {
+    init(for endpoint: ServerOrigin) throws(TransportFailure) {
         do {
             try CurlLibrary.load()
         } catch {
@@ -43,7 +44,7 @@ final class CurlEasyHandle {
     /// keeps its open connections, TLS sessions and DNS cache
     /// (https://curl.se/libcurl/c/curl_easy_reset.html).
     func perform(
-        _ request: HTTPRequest, endpoint: ServerEndpoint, configuration: TransportConfiguration
+        _ request: HTTPRequest, endpoint: ServerOrigin, configuration: TransportConfiguration
     ) throws(TransportFailure) -> HTTPResponse {
         let totalTimeout = min(request.timeout ?? configuration.totalTimeout, configuration.totalTimeout)
         // A budget shorter than the connect timeout caps the connect too.

@@ -1,4 +1,5 @@
 import Synchronization
+import LibBase
 
 /// The HTTP transport over libcurl. One instance keeps one libcurl handle,
 /// and so one open connection, across all its requests (a push sends its
@@ -24,7 +25,7 @@ public final class CurlTransport: HTTPTransport {
         guard let endpoint = request.endpoint else {
             throw TransportFailure(
                 kind: .invalidRequest(reason: "not an http(s) URL"),
-                endpoint: ServerEndpoint(scheme: "", host: "", port: 0))
+                endpoint: ServerOrigin(scheme: "", host: "", port: 0))
         }
         return try handle.withLock { (handle: inout CurlEasyHandle?) throws(TransportFailure) -> HTTPResponse in
             if handle == nil {

@@ -1,21 +1,15 @@
+import LibBase
+
 /// The one place that turns a failure into what the user reads and the exit
 /// code (DESIGN.md, "Path status and failure explanations" and "Exit
 /// codes"): plain words, the host named, what was kept.
 public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
-    /// Exit codes from DESIGN.md.
-    public enum ExitCode {
-        public static let failure: Int32 = 1
-        public static let authenticationNeeded: Int32 = 4
-        /// EX_TEMPFAIL from sysexits.h: nothing lost, try later.
-        public static let temporaryFailure: Int32 = 75
-    }
-
-    /// A stable token for scripts and tests: `offline`, `connection-refused`,
-    /// `timeout-connect`, `server-error 503 retry-after=5`...
-    public let reason: String
+    /// Why, as a value (`reason.token` for scripts: `offline`,
+    /// `connection-refused`, `server-error 503 retry-after=5`...).
+    public let reason: FailureReason
     /// The sentence(s) for the user.
     public let message: String
-    public let exitCode: Int32
+    public let exitCode: ExitCode
 
     /// Explains `failure` given the path at the time, the account the request
     /// was for (nil: name the host instead), the number of writes kept in the
@@ -29,7 +23,7 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
         // A name that did not resolve, a route that is missing or a connect
         // that went unanswered all mean "offline" when no route exists at all.
         let offline = path == .unavailable && failure.kind.dependsOnPath
-        var reason: String
+        var reason: FailureReason
         var message: String
         var exitCode = ExitCode.temporaryFailure
         let proxy = failure.proxy
@@ -37,100 +31,100 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
         let proxyName = proxy.map { "\($0)" } ?? "the proxy"
         switch failure.kind {
         case _ where offline:
-            reason = "offline"
+            reason = .offline
             message = "You're offline (no network route to \(host))."
         case .noRoute where proxy != nil:
-            reason = "proxy-no-route"
+            reason = .proxyNoRoute
             message = "Couldn't reach \(proxyName): no network route to it."
         case .noRoute:
-            reason = "no-route"
+            reason = .noRoute
             message = "Couldn't reach \(server): no network route to that host."
         case .dnsFailure:
-            reason = "dns"
+            reason = .dns
             message = "Couldn't resolve \(host)."
         case .proxyNotResolved:
-            reason = "dns-proxy"
+            reason = .dnsProxy
             message = proxy.map { "Couldn't resolve the name of \($0)." }
                 ?? "Couldn't resolve the proxy set in the environment (https_proxy, http_proxy or all_proxy)."
         case .connectionRefused where proxy != nil:
-            reason = "proxy-refused"
+            reason = .proxyRefused
             message = "Couldn't reach \(proxyName): connection refused — the proxy may be down (the server was not tried)."
         case .connectionRefused:
-            reason = "connection-refused"
+            reason = .connectionRefused
             message = "Couldn't reach \(server): connection refused — the server may be down."
         case .connectTimeout where proxy != nil:
-            reason = "proxy-timeout-connect"
+            reason = .proxyConnectTimeout
             message = "Couldn't reach \(proxyName): timed out after \(Self.seconds(failure.timeout))."
         case .connectTimeout:
-            reason = "timeout-connect"
+            reason = .connectTimeout
             message = "Couldn't reach \(server): timed out after \(Self.seconds(failure.timeout))."
         case .responseTimeout:
-            reason = "timeout-response"
+            reason = .responseTimeout
             let through = proxy.map { " (through \($0))" } ?? ""
             message = "\(server) accepted the connection\(through) but didn't answer: timed out after \(Self.seconds(failure.timeout))."
         case .proxyCouldNotReachServer(let status):
-            reason = "proxy-upstream \(status)"
+            reason = .proxyUpstream(status: status)
             let name = proxy.map(\.description) ?? "The proxy"
             message = "\(name.capitalizedFirst) couldn't reach \(server) (it answered \(status) itself): the server may be down, or the proxy may not be allowed to reach it."
         case .notFromLibraryServer(let seen):
-            reason = "not-library-server"
+            reason = .notLibraryServer
             let who = proxy.map { "a captive portal or \($0) may be answering" } ?? "a captive portal or a proxy may be answering"
             message = "\(server) gave an answer that did not come from the library server (\(who)): \(seen). If the network asks you to sign in, do so, then try again."
         case .answerTooLarge(let limit):
-            reason = "answer-too-large"
+            reason = .answerTooLarge
             message = "\(server) sent an answer larger than lib's limit of \(Self.bytes(limit)) (\(TransportConfiguration.maxAnswerBytesVariable)): lib stopped reading it and kept nothing of it."
             exitCode = ExitCode.failure
         case .tlsUntrusted:
-            reason = "tls-untrusted"
+            reason = .tlsUntrusted
             message = "Couldn't connect securely to \(server): its certificate is not trusted. For a self-hosted server, set \(TransportConfiguration.caBundleVariable) to its CA certificate."
             exitCode = ExitCode.failure
         case .tlsNameMismatch:
-            reason = "tls-name-mismatch"
+            reason = .tlsNameMismatch
             message = "Couldn't connect securely to \(server): its certificate is for another name — a captive portal or a proxy may be intercepting (sign in to the network), or the server URL names the wrong host." 
         case .tlsHandshake:
-            reason = "tls-handshake"
+            reason = .tlsHandshake
             message = "Couldn't connect securely to \(server): the TLS handshake failed (is it an HTTPS port?)."
             exitCode = ExitCode.failure
         case .tlsCABundleUnreadable:
-            reason = "tls-ca-bundle"
+            reason = .tlsCABundle
             message = "Couldn't read the CA certificates for \(server) (check \(TransportConfiguration.caBundleVariable))."
             exitCode = ExitCode.failure
         case .connectionLost:
-            reason = "connection-lost"
+            reason = .connectionLost
             message = proxy.map { "The connection to \(host) through \($0) was lost." } ?? "The connection to \(host) was lost."
         case .notHTTP:
-            reason = "not-http"
+            reason = .notHTTP
             message = "\(server) didn't answer with HTTP: check the server URL (http or https?)."
             exitCode = ExitCode.failure
         case .redirected(let status, let location) where failure.redirectsToAnotherHost(location):
-            reason = "redirect-elsewhere \(status)"
+            reason = .redirectElsewhere(status: status)
             message = "\(host) answered \(status) with a redirect to \(location ?? "another host"): a captive portal or a proxy may be intercepting. Sign in to the network, then try again."
         case .redirected(let status, let location):
-            reason = "redirect \(status)"
+            reason = .redirect(status: status)
             let target = location.map { " to \($0)" } ?? ""
             message = "\(host) answered \(status) with a redirect\(target); lib doesn't follow redirects: check the server URL."
             exitCode = ExitCode.failure
         case .serverError(let status, let statusReason, let retryAfter):
-            reason = "server-error \(status)" + (retryAfter.map { " retry-after=\($0.seconds)" } ?? "")
+            reason = .serverError(status: status, retryAfter: retryAfter?.seconds)
             let phrase = statusReason.isEmpty ? "" : " \(statusReason)"
             message = "\(host) answered \(status)\(phrase): " + Self.retryAdvice(retryAfter)
         case .rateLimited(let retryAfter):
-            reason = "rate-limited" + (retryAfter.map { " retry-after=\($0.seconds)" } ?? "")
+            reason = .rateLimited(retryAfter: retryAfter?.seconds)
             message = "\(host) answered 429 Too Many Requests: " + Self.retryAdvice(retryAfter)
         case .unauthorized:
-            reason = "unauthorized"
+            reason = .unauthorized
             message = "Your session for \(account ?? host) has expired: run `lib login`."
-            exitCode = ExitCode.authenticationNeeded
+            exitCode = ExitCode.authentication
         case .libcurlUnavailable(let loaderReason):
-            reason = "libcurl-unavailable"
+            reason = .libcurlUnavailable
             message = "libcurl could not be loaded (\(loaderReason)): install libcurl4."
             exitCode = ExitCode.failure
         case .invalidRequest(let problem):
-            reason = "invalid-request"
+            reason = .invalidRequest
             message = "Couldn't send the request to \(server): \(problem)."
             exitCode = ExitCode.failure
         case .other(let problem):
-            reason = "failed"
+            reason = .failed
             message = "Couldn't reach \(server): \(problem)."
             exitCode = ExitCode.failure
         }
@@ -159,9 +153,9 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
         var path = PathStatus.unknown
         if failure.kind.dependsOnPath {
             if let address = failure.diagnostics?.remoteAddress {
-                path = PathProbe.status(forAddresses: [address], port: failure.endpoint.port)
+                path = PathProbe.status(forAddresses: [address], port: UInt16(failure.endpoint.port))
             } else {
-                path = PathProbe.status(for: failure.endpoint.host, port: failure.endpoint.port)
+                path = PathProbe.status(for: failure.endpoint.host, port: UInt16(failure.endpoint.port))
             }
         }
         let status = failure.kind.mayBeTheNetwork ? networkManager.currentStatus() : nil
@@ -204,15 +198,15 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
 
     /// What NetworkManager says when it holds requests back (see
     /// `NetworkManagerStatus.holdsRequests`), with its reason token.
-    static func networkManagerSays(_ status: NetworkManagerStatus) -> (reason: String, sentence: String)? {
+    static func networkManagerSays(_ status: NetworkManagerStatus) -> (reason: FailureReason, sentence: String)? {
         if status.connectivity == .captivePortal {
-            return ("nm-portal", "NetworkManager reports a captive portal: sign in to the network.")
+            return (.networkManager(.portal), "NetworkManager reports a captive portal: sign in to the network.")
         }
         if status.state == .connecting {
-            return ("nm-connecting", "NetworkManager reports that the network is still connecting: try again once it is up.")
+            return (.networkManager(.connecting), "NetworkManager reports that the network is still connecting: try again once it is up.")
         }
         if status.connectivity == .limited {
-            return ("nm-limited", "NetworkManager reports limited connectivity: the network does not reach the internet.")
+            return (.networkManager(.limited), "NetworkManager reports limited connectivity: the network does not reach the internet.")
         }
         return nil
     }

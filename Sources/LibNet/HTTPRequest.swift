@@ -1,3 +1,5 @@
+import LibBase
+
 /// One HTTP request: method, absolute URL, header fields and body bytes.
 public struct HTTPRequest: Sendable, Equatable, CustomStringConvertible {
     public var method: String
@@ -21,7 +23,7 @@ public struct HTTPRequest: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The server the URL names, or nil when the URL is not http(s).
-    public var endpoint: ServerEndpoint? { ServerEndpoint(url: url) }
+    public var endpoint: ServerOrigin? { ServerOrigin(requestURL: url) }
 
     /// `METHOD URL` and the headers with credentials redacted; never the body.
     public var description: String {

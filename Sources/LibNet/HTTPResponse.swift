@@ -1,3 +1,5 @@
+import LibBase
+
 /// A complete HTTP response: status, header fields (case-insensitive) and body.
 public struct HTTPResponse: Sendable, Equatable, CustomStringConvertible {
     public var status: Int
@@ -33,7 +35,7 @@ public struct HTTPResponse: Sendable, Equatable, CustomStringConvertible {
     public var mediaType: String? {
         guard let value = headers["Content-Type"] else { return nil }
         let media = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        return media.trimmingSpaces().lowercased()
+        return media.trimmingSpacesAndTabs().lowercased()
     }
 
     /// The status and headers (credentials redacted), and the body's size.
@@ -60,26 +62,16 @@ public struct HTTPResponse: Sendable, Equatable, CustomStringConvertible {
                 continue
             }
             if line.first == UInt8(ascii: " ") || line.first == UInt8(ascii: "\t"), var last = headers.fields.last {
-                last.value += " " + text.trimmingSpaces()
+                last.value += " " + text.trimmingSpacesAndTabs()
                 var fields = headers.fields
                 fields[fields.count - 1] = last
                 headers = HTTPHeaders(fields: fields)
                 continue
             }
             guard let colon = text.firstIndex(of: ":") else { continue }
-            headers.add(String(text[..<colon]), String(text[text.index(after: colon)...]).trimmingSpaces())
+            headers.add(String(text[..<colon]), String(text[text.index(after: colon)...]).trimmingSpacesAndTabs())
         }
         return (reason, headers)
     }
 }
 
-extension String {
-    /// The string without leading and trailing spaces and tabs.
-    func trimmingSpaces() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return String(self[first...last])
-    }
-}

@@ -1,3 +1,4 @@
+import LibBase
 import CCurl
 import Glibc
 
@@ -53,13 +54,9 @@ public struct PathWatcher: Sendable {
         }
     }
 
-    /// CLOCK_MONOTONIC, read directly: ContinuousClock would link Swift's
-    /// concurrency runtime and libdispatch into the static `lib`, and their
-    /// start-up into every command (issue 14).
+    /// The monotonic clock as a Duration (see `MonotonicClock`).
     private static func monotonicNow() -> Duration {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
+        .nanoseconds(Int64(MonotonicClock.now() * 1e9))
     }
 
     /// A duration in whole milliseconds, rounded up so that a wait never

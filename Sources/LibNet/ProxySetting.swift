@@ -1,4 +1,5 @@
 import Glibc
+import LibBase
 
 /// The proxy a request goes through, chosen from the environment with
 /// libcurl's own rules (https://curl.se/libcurl/c/CURLOPT_PROXY.html): for
@@ -18,7 +19,7 @@ public struct ProxySetting: Sendable, Hashable, CustomStringConvertible {
     public let display: String
 
     /// The proxy for `endpoint` under `environment`, or nil for a direct connection.
-    public static func forEndpoint(_ endpoint: ServerEndpoint, environment: [String: String]) -> ProxySetting? {
+    public static func forEndpoint(_ endpoint: ServerOrigin, environment: [String: String]) -> ProxySetting? {
         let names = endpoint.scheme == "http"
             ? ["http_proxy", "all_proxy", "ALL_PROXY"]
             : ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]

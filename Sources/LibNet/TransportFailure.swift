@@ -1,3 +1,5 @@
+import LibBase
+
 /// Why a request did not produce a usable answer: every transport outcome
 /// and every HTTP status that means "not now" or "not you" becomes one of
 /// these. `FailureExplanation` turns it into the user's sentence.
@@ -59,7 +61,7 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
 
     public var kind: Kind
     /// The server the request was for.
-    public var endpoint: ServerEndpoint
+    public var endpoint: ServerOrigin
     /// The timeout that ran out, for the two timeout kinds.
     public var timeout: Duration?
     /// What libcurl reported, when the failure came from libcurl.
@@ -69,7 +71,7 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
     public var proxy: ProxySetting?
 
     public init(
-        kind: Kind, endpoint: ServerEndpoint, timeout: Duration? = nil, diagnostics: CurlDiagnostics? = nil,
+        kind: Kind, endpoint: ServerOrigin, timeout: Duration? = nil, diagnostics: CurlDiagnostics? = nil,
         proxy: ProxySetting? = nil
     ) {
         self.kind = kind
@@ -81,7 +83,7 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
 
     /// The failure an HTTP answer stands for, or nil when the answer is one
     /// the caller handles (2xx, 304, 4xx other than 401 and 429).
-    public init?(response: HTTPResponse, endpoint: ServerEndpoint) {
+    public init?(response: HTTPResponse, endpoint: ServerOrigin) {
         let kind: Kind
         switch response.status {
         case 401: kind = .unauthorized
@@ -135,7 +137,7 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
     /// server's (a relative one stays on the server): the mark of a captive
     /// portal's sign-in page, not of a wrong server URL.
     public func redirectsToAnotherHost(_ location: String?) -> Bool {
-        guard let location, let target = ServerEndpoint(url: location) else { return false }
+        guard let location, let target = ServerOrigin(requestURL: location) else { return false }
         return target.host.lowercased() != endpoint.host.lowercased()
     }
 

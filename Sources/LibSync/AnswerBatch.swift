@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import LibBase
 
 /// The server's answer to one outbox item, as a push received it.
 public struct WriteAnswer: Sendable, Equatable {
@@ -40,7 +38,7 @@ struct AnswerBatch {
 
     /// Takes an answer in, with what it means for later writes of its path.
     mutating func add(_ answer: WriteAnswer, for item: OutboxItem) {
-        if oldest == nil { oldest = Self.monotonicNow() }
+        if oldest == nil { oldest = MonotonicClock.now() }
         answers.append(answer)
         switch answer.outcome {
         case .applied(let document, let etag): chained[item.path] = Chain.Version(after: item, document: document, etag: etag)
@@ -68,7 +66,7 @@ struct AnswerBatch {
 
     var isDue: Bool {
         guard let oldest else { return false }
-        return answers.count >= limit.writes || Self.monotonicNow() - oldest >= limit.seconds
+        return answers.count >= limit.writes || MonotonicClock.now() - oldest >= limit.seconds
     }
 
     /// Once recorded, the store says all the batch knew.
@@ -77,11 +75,5 @@ struct AnswerBatch {
         chained.removeAll(keepingCapacity: true)
         held.removeAll(keepingCapacity: true)
         oldest = nil
-    }
-
-    private static func monotonicNow() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }

@@ -1,5 +1,6 @@
 import LibJSON
 import LibStore
+import LibBase
 
 /// The account's last known copy of each document and collection.
 public struct Cache {

@@ -1,4 +1,5 @@
 import LibJSON
+import LibBase
 
 /// A document as last received from the server, with what is needed to
 /// revalidate it (its ETag) and to say how old it is.

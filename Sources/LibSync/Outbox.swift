@@ -1,5 +1,6 @@
 import LibJSON
 import LibStore
+import LibBase
 
 /// The account's durable queue of writes: saved in one transaction with a
 /// fresh idempotency key, sent in order, removed only when the server has

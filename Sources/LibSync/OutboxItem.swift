@@ -1,4 +1,5 @@
 import LibJSON
+import LibBase
 
 /// One write waiting in the outbox: what the user did (its intent), the
 /// version it goes against, and everything needed to send it exactly once

@@ -1,3 +1,5 @@
+import LibBase
+
 
 /// What one pass over the outbox did.
 public struct PushReport: Sendable, Equatable {

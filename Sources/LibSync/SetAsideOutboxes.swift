@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LibStore
+import LibBase
 
 /// Outboxes set aside at logout, kept per identity (server origin and user
 /// id) until the same identity signs in again. Each is an account store file

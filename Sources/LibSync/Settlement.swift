@@ -1,4 +1,5 @@
 import LibJSON
+import LibBase
 
 /// How a conflict or a rejected write is settled (`lib resolve`), as one
 /// transaction on the outbox and the cache. Settling a conflict rebases the

@@ -1,4 +1,5 @@
 import LibStore
+import LibBase
 
 /// The book schema the account's server last served (`GET /v1/schemas/book`),
 /// kept in the account's store so that edits are checked against the

@@ -14,12 +14,20 @@ public final class ServerProcess: @unchecked Sendable {
     /// waits for its first line, `listening on http://HOST:PORT`.
     public init(
         database: String, demo: Bool = true, listen: String = "127.0.0.1:0",
-        extraArguments: [String] = [], environment: [String: String]? = nil, standardError: FileHandle? = nil
+        extraArguments: [String] = [], environment: [String: String]? = nil, standardError: FileHandle? = nil,
+        inNamespace namespace: String? = nil
     ) throws {
         databasePath = database
         process = Process()
-        process.executableURL = URL(fileURLWithPath: BuiltProducts.path("lib-server"))
-        process.arguments = ["--db", database, "--listen", listen] + (demo ? ["--demo"] : []) + extraArguments
+        let arguments = ["--db", database, "--listen", listen] + (demo ? ["--demo"] : []) + extraArguments
+        if let namespace {
+            // `ip netns exec` execs the server: the process is the server's.
+            process.executableURL = URL(fileURLWithPath: NetworkNamespace.ip)
+            process.arguments = ["netns", "exec", namespace, BuiltProducts.path("lib-server")] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: BuiltProducts.path("lib-server"))
+            process.arguments = arguments
+        }
         if let environment { process.environment = environment }
         if let standardError { process.standardError = standardError }
         output = Pipe()

@@ -15,6 +15,7 @@
 //          --changes, one more line for each of N changes it signals
 import Glibc
 import LibNet
+import LibBase
 
 /// Writes a line to standard error.
 func printError(_ text: String) {
@@ -85,7 +86,7 @@ func request(_ arguments: [String]) -> Int32 {
         index += 1
     }
     guard let url else { usage("request needs a URL") }
-    guard let endpoint = ServerEndpoint(url: url) else { usage("not an http or https URL: \(url)") }
+    guard let endpoint = ServerOrigin(requestURL: url) else { usage("not an http or https URL: \(url)") }
 
     let transport = CurlTransport(configuration: configuration)
     let failure: TransportFailure
@@ -100,10 +101,10 @@ func request(_ arguments: [String]) -> Int32 {
         failure = error
     }
     let explanation = FailureExplanation.diagnose(failure, account: account, pendingWrites: pending)
-    print(explanation.reason)
+    print(explanation.reason.token)
     printError(explanation.message)
     if debug { printError("debug: \(failure)") }
-    return explanation.exitCode
+    return explanation.exitCode.rawValue
 }
 
 func environmentPairs() -> [(String, String)] {
@@ -174,7 +175,7 @@ func waitPath(_ arguments: [String]) -> Int32 {
         return 0
     case .gaveUp(let after):
         print("gave up after \(formatted(after))")
-        return FailureExplanation.ExitCode.temporaryFailure
+        return ExitCode.temporaryFailure.rawValue
     }
 }
 
@@ -209,7 +210,7 @@ func networkManager(_ arguments: [String]) -> Int32 {
     var seen = 0
     while seen < changes {
         let left = end - ContinuousClock().now
-        guard left > .zero, monitor.descriptor >= 0 else { return FailureExplanation.ExitCode.temporaryFailure }
+        guard left > .zero, monitor.descriptor >= 0 else { return ExitCode.temporaryFailure.rawValue }
         var descriptor = pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0)
         guard poll(&descriptor, 1, PathWatcher.milliseconds(rounding: left)) > 0 else { continue }
         if monitor.refresh() {

@@ -2,6 +2,7 @@ import Foundation
 import LibAccounts
 import Testing
 import TestSupport
+import LibBase
 
 @Suite struct ServerOriginTests {
     @Test(arguments: [

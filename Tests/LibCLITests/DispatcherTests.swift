@@ -4,6 +4,7 @@ import LibJSON
 import Synchronization
 import TestSupport
 import Testing
+import LibBase
 
 @Test func handlerReceivesTheParsedCommandAndContext() {
     let seen = Mutex<(account: String?, wait: Double?, json: Bool)?>(nil)

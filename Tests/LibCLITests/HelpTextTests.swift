@@ -1,5 +1,6 @@
 import LibCLI
 import Testing
+import LibBase
 
 private let registry = CommandRegistry.lib
 

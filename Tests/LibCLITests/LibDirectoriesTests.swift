@@ -1,5 +1,6 @@
 import LibCLI
 import Testing
+import LibBase
 
 @Test func libHomeIsTheSingleRoot() throws {
     let directories = try LibDirectories.resolve(environment: [

@@ -2,6 +2,7 @@ import Foundation
 import LibCLI
 import TestSupport
 import Testing
+import LibBase
 
 @Test(.enabled(if: isInstalled("/usr/bin/mandoc")))
 func manPagePassesMandocLint() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import LibCLI
 import TestSupport
+import LibBase
 
 /// The repository checkout these tests were compiled from.
 enum Repository {

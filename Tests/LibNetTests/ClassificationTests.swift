@@ -2,6 +2,7 @@ import Glibc
 import Testing
 
 @testable import LibNet
+import LibBase
 
 /// CURLcode values (curl/curl.h), spelled out so the tests read like the table.
 private enum Curl {
@@ -54,7 +55,7 @@ private enum Curl {
         #expect(diagnostics.kind == .other(reason: "Out of memory"))
     }
 
-    static let endpoint = ServerEndpoint(scheme: "https", host: "books.example", port: 443)
+    static let endpoint = ServerOrigin(scheme: "https", host: "books.example", port: 443)
 
     @Test func httpStatusesThatAreFailures() {
         func kind(_ status: Int, _ headers: HTTPHeaders = [:], reason: String = "") -> TransportFailure.Kind? {
@@ -85,17 +86,17 @@ private enum Curl {
     }
 
     @Test func endpointsFromURLs() {
-        #expect(ServerEndpoint(url: "https://books.example/v1/me") == ServerEndpoint(scheme: "https", host: "books.example", port: 443))
-        #expect(ServerEndpoint(url: "http://127.0.0.1:8080") == ServerEndpoint(scheme: "http", host: "127.0.0.1", port: 8080))
-        #expect(ServerEndpoint(url: "HTTP://u:p@h.example:81/x?y") == ServerEndpoint(scheme: "http", host: "h.example", port: 81))
-        let v6 = ServerEndpoint(url: "https://[2001:db8::1]:8443/v1")
-        #expect(v6 == ServerEndpoint(scheme: "https", host: "2001:db8::1", port: 8443))
+        #expect(ServerOrigin(requestURL: "https://books.example/v1/me") == ServerOrigin(scheme: "https", host: "books.example", port: 443))
+        #expect(ServerOrigin(requestURL: "http://127.0.0.1:8080") == ServerOrigin(scheme: "http", host: "127.0.0.1", port: 8080))
+        #expect(ServerOrigin(requestURL: "HTTP://u:p@h.example:81/x?y") == ServerOrigin(scheme: "http", host: "h.example", port: 81))
+        let v6 = ServerOrigin(requestURL: "https://[2001:db8::1]:8443/v1")
+        #expect(v6 == ServerOrigin(scheme: "https", host: "2001:db8::1", port: 8443))
         #expect(v6?.hostAndPort == "[2001:db8::1]:8443")
-        #expect(ServerEndpoint(url: "http://[::1]/")?.port == 80)
-        #expect(ServerEndpoint(url: "ftp://h.example/") == nil)
-        #expect(ServerEndpoint(url: "http://h.example:99999/") == nil)
-        #expect(ServerEndpoint(url: "http:///path") == nil)
-        #expect(ServerEndpoint(url: "books") == nil)
+        #expect(ServerOrigin(requestURL: "http://[::1]/")?.port == 80)
+        #expect(ServerOrigin(requestURL: "ftp://h.example/") == nil)
+        #expect(ServerOrigin(requestURL: "http://h.example:99999/") == nil)
+        #expect(ServerOrigin(requestURL: "http:///path") == nil)
+        #expect(ServerOrigin(requestURL: "books") == nil)
     }
 
     @Test func headersAreCaseInsensitiveAndRedacted() {
@@ -137,6 +138,6 @@ private enum Curl {
         let failure = TransportFailure(
             kind: .connectionRefused, endpoint: Self.endpoint,
             diagnostics: CurlDiagnostics(code: 7, osErrno: ECONNREFUSED, remoteAddress: "192.0.2.7", message: "Failed to connect"))
-        #expect(failure.description == "connectionRefused (https://books.example:443) [curl 7, errno 111, 192.0.2.7: Failed to connect]")
+        #expect(failure.description == "connectionRefused (https://books.example) [curl 7, errno 111, 192.0.2.7: Failed to connect]")
     }
 }

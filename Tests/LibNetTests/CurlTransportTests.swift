@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 
 @testable import LibNet
+import LibBase
 
 /// The curl transport in process, against scripted loopback peers.
 @Suite struct CurlTransportTests {
@@ -75,7 +76,7 @@ import TestSupport
             #expect(error.kind == .connectionRefused)
             #expect(error.diagnostics?.code == 7)
             #expect(error.diagnostics?.osErrno == ECONNREFUSED)
-            #expect(error.endpoint == ServerEndpoint(scheme: "http", host: "127.0.0.1", port: 1))
+            #expect(error.endpoint == ServerOrigin(scheme: "http", host: "127.0.0.1", port: 1))
         }
     }
 

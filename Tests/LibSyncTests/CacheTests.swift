@@ -2,6 +2,7 @@ import Foundation
 import LibSync
 import Testing
 import TestSupport
+import LibBase
 
 @Suite struct CacheTests {
     @Test func savesValidatesAndForgets() throws {

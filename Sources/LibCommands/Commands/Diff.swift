@@ -1,6 +1,7 @@
 import LibCLI
 import LibJSON
 import LibSync
+import LibBase
 
 /// `lib diff [PATH]`: what each write of the outbox changes, field by field,
 /// old → new against the version it was based on; for a conflict, the

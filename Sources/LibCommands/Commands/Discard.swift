@@ -1,6 +1,7 @@
 import LibCLI
 import LibJSON
 import LibSync
+import LibBase
 
 /// `lib discard PATH... | --all [--force] [--yes]`: takes back every write
 /// of each PATH (pending, in conflict or rejected), in one transaction,

@@ -7,6 +7,7 @@ import LibJSON
 import LibKeyring
 import LibNet
 import LibStore
+import LibBase
 
 /// `lib doctor`: checks, in the order a failure in one explains the next,
 /// the session bus, the Secret Service, each account's token, store and
@@ -224,7 +225,7 @@ enum Doctor {
         } catch {
             let explanation = FailureExplanation.diagnose(error, account: workspace.name, pendingWrites: 0)
             return [.problem("server", account: workspace.name, "\(origin.hostAndPort): network path \(path); \(explanation.message)",
-                             fix: nil, ExitCode(rawValue: explanation.exitCode) ?? .failure)]
+                             fix: nil, explanation.exitCode)]
         }
         let milliseconds = Int(((MonotonicClock.now() - started) * 1000).rounded())
         var checks: [DoctorCheck] = []
@@ -237,7 +238,7 @@ enum Doctor {
         } else if let failure = api.failure(for: response) {
             let explanation = FailureExplanation.diagnose(failure, account: workspace.name, pendingWrites: 0)
             checks.append(.problem("server", account: workspace.name, "\(origin.hostAndPort): \(explanation.message)",
-                                   fix: nil, ExitCode(rawValue: explanation.exitCode) ?? .failure))
+                                   fix: nil, explanation.exitCode))
         } else {
             checks.append(.problem("server", account: workspace.name,
                                    "\(origin.hostAndPort): GET /v1/me answered \(response.status), not as the library server does",

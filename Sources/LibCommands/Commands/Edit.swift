@@ -1,6 +1,7 @@
 import LibCLI
 import LibJSON
 import LibSync
+import LibBase
 
 /// `lib edit PATH [FIELD=STRING | FIELD:=JSON ...] [--create] [--delete] [--push]`
 ///

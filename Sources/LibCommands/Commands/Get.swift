@@ -3,6 +3,7 @@ import Glibc
 #endif
 import LibCLI
 import LibSync
+import LibBase
 
 /// `lib get PATH [--offline | --fresh] [--timeout SECONDS]`: the fresh
 /// document when the server answers, else the last known copy, labelled on

@@ -216,10 +216,11 @@ enum Login {
 
     private static func explain(_ failure: TransportFailure, server: ServerOrigin) -> CommandFailure {
         let explanation = FailureExplanation.diagnose(failure, account: nil, pendingWrites: 0)
-        return CommandFailure(explanation.message, exitCode: ExitCode(rawValue: explanation.exitCode) ?? .failure)
+        return CommandFailure(explanation.message, exitCode: explanation.exitCode)
     }
 }
 
 #if canImport(Glibc)
 import Glibc
+import LibBase
 #endif

@@ -113,4 +113,5 @@ extension Logout {
 
 #if canImport(Glibc)
 import Glibc
+import LibBase
 #endif

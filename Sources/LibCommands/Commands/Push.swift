@@ -1,5 +1,6 @@
 import LibAccounts
 import LibCLI
+import LibBase
 
 /// `lib push [--wait DURATION | --watch] [--all]`: sends the outbox of the account (or
 /// of every signed-in account, one after the other, each with its own token

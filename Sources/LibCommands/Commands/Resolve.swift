@@ -2,6 +2,7 @@ import LibCLI
 import LibJSON
 import LibStore
 import LibSync
+import LibBase
 
 /// `lib resolve [PATH] [--mine | --theirs [--whole] | --merge | --edit | --discard] [--yes]`
 ///

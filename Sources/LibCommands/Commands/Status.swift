@@ -5,6 +5,7 @@ import LibStore
 import LibSync
 #if canImport(Glibc)
 import Glibc
+import LibBase
 #endif
 
 /// `lib status [--short | --porcelain | --prompt] [--all]`: what waits to be

@@ -2,6 +2,7 @@ import LibAccounts
 import LibCLI
 import LibJSON
 import LibSync
+import LibBase
 
 /// `lib switch [ACCOUNT]`: sets the current account, or lists them.
 enum Switch {

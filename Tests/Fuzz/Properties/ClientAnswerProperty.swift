@@ -3,6 +3,7 @@ import LibAccounts
 import LibJSON
 @testable import LibNet
 @testable import LibSync
+import LibBase
 
 /// How lib reads an answer, as push and get see it: the header block as
 /// libcurl hands it over (status line, fields, folded lines), then the

@@ -1,5 +1,8 @@
 /// A server's origin (RFC 6454): scheme, host and port, normalized so that
 /// `HTTP://Example.org:80/` and `http://example.org` are the same server.
+/// The one type for a server's address on the client: accounts, the
+/// keyring, requests and failure messages all spell a server as this does
+/// (`hostAndPort`: the port only when it is not the scheme's default).
 public struct ServerOrigin: Sendable, Hashable, CustomStringConvertible {
     public let scheme: String
     /// Lower-case; an IPv6 literal without brackets.
@@ -65,6 +68,45 @@ public struct ServerOrigin: Sendable, Hashable, CustomStringConvertible {
             port = p
         }
         guard !host.isEmpty, host.allSatisfy({ $0.isLetter || $0.isNumber || "-._:".contains($0) }) else { throw .notAURL(text) }
+        self.init(scheme: scheme, host: host.lowercased(), port: port)
+    }
+
+    /// The origin of a request's URL, `scheme://[userinfo@]host[:port][/...]`
+    /// (a path, query and user info allowed, an IPv6 literal in brackets);
+    /// nil for anything else, including schemes other than http and https.
+    public init?(requestURL url: String) {
+        guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return nil }
+        let scheme = url[..<colon].lowercased()
+        guard scheme == "http" || scheme == "https" else { return nil }
+        var authority = url[url.index(colon, offsetBy: 3)...]
+        if let end = authority.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) {
+            authority = authority[..<end]
+        }
+        if let at = authority.lastIndex(of: "@") {
+            authority = authority[authority.index(after: at)...]
+        }
+        let host: Substring
+        var portText: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            host = authority[authority.index(after: authority.startIndex)..<close]
+            let rest = authority[authority.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":") else { return nil }
+                portText = rest.dropFirst()
+            }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            portText = authority[authority.index(after: colon)...]
+        } else {
+            host = authority
+        }
+        guard !host.isEmpty else { return nil }
+        var port = scheme == "https" ? 443 : 80
+        if let portText, !portText.isEmpty {
+            guard let parsed = UInt16(portText), parsed > 0 else { return nil }
+            port = Int(parsed)
+        }
         self.init(scheme: scheme, host: host.lowercased(), port: port)
     }
 

@@ -1,19 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// Seconds since 1970, UTC: how the stores keep time. (No Foundation here:
-/// `lib status` runs in shell prompts, and Foundation doubles its start-up.)
-public typealias UnixSeconds = Double
-
-public enum UnixClock {
-    public static func now() -> UnixSeconds {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-}
-
 /// Idempotency keys: 128 random bits from the system's generator, written
 /// as a version 4 UUID.
 enum IdempotencyKey {
