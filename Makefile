@@ -9,7 +9,7 @@ DEBUG_BIN   = .build/debug
 RELEASE_BIN = .build/release
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: all deps build release test test-only test-postgres demo bench bench-server stress install install-files install-units deb generate startup-order clean fuzz fuzz-merge sanitize
+.PHONY: all deps build release test test-only test-postgres demo bench bench-server stress install install-files install-units deb deb-check generate startup-order clean fuzz fuzz-merge sanitize
 
 all: build
 
@@ -105,6 +105,11 @@ DEB_DIR ?= $(CURDIR)/.build/deb
 deb: release
 	packaging/build-debs.sh $(CURDIR)/$(RELEASE_BIN) $(DEB_DIR)
 	lintian --fail-on error,warning --info $(DEB_DIR)/*.deb
+
+# Boots a throwaway copy of this machine under systemd (root, systemd-nspawn)
+# with the packages installed, and checks lib-server.service really runs.
+deb-check: deb
+	packaging/service-check.sh $(DEB_DIR)
 
 clean:
 	rm -rf .build
