@@ -42,7 +42,7 @@ fi
 export SOURCE_DATE_EPOCH
 
 stage=$out/stage
-rm -rf "$stage"
+rm -rf "$stage" "$out"/lib_*.deb "$out"/lib-server_*.deb
 mkdir -p "$stage/source/debian"
 lib_root=$stage/lib server_root=$stage/lib-server
 "$src/packaging/install.sh" --layout debian --prefix /usr --bin "$bin" \
