@@ -96,7 +96,7 @@ import TestSupport
         let start = """
             . \(built.serverRoot)/etc/default/lib-server
             LIB_SERVER_LISTEN=127.0.0.1:\(port) LIB_SERVER_DB=\(database)
-            exec \(server) --listen "$LIB_SERVER_LISTEN" --db "$LIB_SERVER_DB" $LIB_SERVER_OPTIONS
+            exec \(server) --listen "$LIB_SERVER_LISTEN" --db "$LIB_SERVER_DB" --session-lifetime "$LIB_SERVER_SESSION_LIFETIME" $LIB_SERVER_OPTIONS
             """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -205,13 +205,16 @@ import TestSupport
         let scratch = try TemporaryDirectory("lib-deb-units")
         let unitPath = built.serverRoot + "/lib/systemd/system/lib-server.service"
         let unit = try String(contentsOfFile: unitPath, encoding: .utf8)
-        for line in ["ExecStart=/usr/bin/lib-server --listen ${LIB_SERVER_LISTEN} --db ${LIB_SERVER_DB} $LIB_SERVER_OPTIONS",
+        for line in ["ExecStart=/usr/bin/lib-server --listen ${LIB_SERVER_LISTEN} --db ${LIB_SERVER_DB} \\\n    --session-lifetime ${LIB_SERVER_SESSION_LIFETIME} $LIB_SERVER_OPTIONS",
                      "EnvironmentFile=/etc/default/lib-server", "User=lib-server", "StateDirectory=lib-server",
                      "Restart=on-failure", "RestartPreventExitStatus=2", "ProtectSystem=strict", "NoNewPrivileges=yes"] {
             #expect(unit.contains("\n\(line)\n"), "lib-server.service lacks \(line)")
         }
         let config = try String(contentsOfFile: built.serverRoot + "/etc/default/lib-server", encoding: .utf8)
-        #expect(config.contains("\nLIB_SERVER_LISTEN=127.0.0.1:8080\n") && config.contains("\nLIB_SERVER_DB=/var/lib/lib-server/library.sqlite\n"))
+        for setting in ["LIB_SERVER_LISTEN=127.0.0.1:8080", "LIB_SERVER_DB=/var/lib/lib-server/library.sqlite",
+                        "LIB_SERVER_SESSION_LIFETIME=2592000", "LIB_SERVER_OPTIONS="] {
+            #expect(config.contains("\n\(setting)\n"), "/etc/default/lib-server lacks \(setting)")
+        }
 
         let system = scratch.file("lib-server.service")
         try unit.replacingOccurrences(of: "=/usr/bin/lib-server ", with: "=\(built.serverRoot)/usr/bin/lib-server ")
