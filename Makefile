@@ -9,7 +9,7 @@ DEBUG_BIN   = .build/debug
 RELEASE_BIN = .build/release
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: all deps build release test test-only test-postgres demo bench bench-server stress install install-files install-units generate startup-order clean fuzz fuzz-merge sanitize
+.PHONY: all deps build release test test-only test-postgres demo bench bench-server stress install install-files install-units deb deb-check generate startup-order clean fuzz fuzz-merge sanitize
 
 all: build
 
@@ -21,11 +21,13 @@ build: deps
 
 # Only the programs: the test support targets are not part of a release.
 # lib is a static executable (Package.swift); lib-online, which it execs for
-# the commands that need the network or the keyring, is dynamic.
+# the commands that need the network or the keyring, is dynamic. No
+# $ORIGIN run path: nothing they load sits beside them (Debian forbids it).
+RELEASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product lib
-	$(SWIFT) build -c release --static-swift-stdlib --product lib-online
-	$(SWIFT) build -c release --static-swift-stdlib --product lib-server
+	$(SWIFT) build $(RELEASE_FLAGS) --product lib
+	$(SWIFT) build $(RELEASE_FLAGS) --product lib-online
+	$(SWIFT) build $(RELEASE_FLAGS) --product lib-server
 
 # Every test: unit, protocol and end-to-end (against the built binaries).
 test: build
@@ -90,29 +92,24 @@ install: release
 	@$(MAKE) --no-print-directory install-files
 
 install-files:
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/lib $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
-		$(DESTDIR)$(PREFIX)/share/zsh/site-functions \
-		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-	install -m 0755 $(INSTALL_BIN)/lib $(INSTALL_BIN)/lib-server $(DESTDIR)$(PREFIX)/bin/
-	install -m 0755 $(INSTALL_BIN)/lib-online $(DESTDIR)$(PREFIX)/libexec/lib/lib-online
-	install -d $(DESTDIR)$(PREFIX)/share/lib/prompt
-	install -m 0644 contrib/prompt/lib-prompt.bash contrib/prompt/lib-prompt.zsh contrib/prompt/lib-prompt.fish \
-		contrib/prompt/lib-prompt.p10k.zsh contrib/prompt/starship.toml $(DESTDIR)$(PREFIX)/share/lib/prompt/
-	install -m 0644 man/lib.1 $(DESTDIR)$(PREFIX)/share/man/man1/lib.1
-	install -m 0644 completions/lib.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/lib
-	install -m 0644 completions/_lib $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_lib
-	install -m 0644 completions/lib.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/lib.fish
-	@$(MAKE) --no-print-directory install-units
+	packaging/install.sh --prefix $(PREFIX) --bin $(INSTALL_BIN) --destdir "$(DESTDIR)" lib lib-server
 
 # systemd user units (contrib/systemd), pointed at $(PREFIX)/bin/lib.
-SYSTEMD_USER_UNITS = lib-push.service lib-push-once.service lib-push.timer
 install-units:
-	install -d $(DESTDIR)$(PREFIX)/lib/systemd/user
-	for unit in $(SYSTEMD_USER_UNITS); do \
-		sed 's|/usr/local/bin/lib |$(PREFIX)/bin/lib |' contrib/systemd/$$unit > $(DESTDIR)$(PREFIX)/lib/systemd/user/$$unit && \
-		chmod 0644 $(DESTDIR)$(PREFIX)/lib/systemd/user/$$unit || exit 1; \
-	done
+	packaging/install.sh --prefix $(PREFIX) --destdir "$(DESTDIR)" user-units
+
+# The Debian packages lib and lib-server, from the release build, into
+# $(DEB_DIR) (README: Install from packages). lintian must find no error and
+# no warning; packaging/debian/*.lintian-overrides say why for the rest.
+DEB_DIR ?= $(CURDIR)/.build/deb
+deb: release
+	packaging/build-debs.sh $(CURDIR)/$(RELEASE_BIN) $(DEB_DIR)
+	lintian --fail-on error,warning --info $(DEB_DIR)/*.deb
+
+# Boots a throwaway copy of this machine under systemd (root, systemd-nspawn)
+# with the packages installed, and checks lib-server.service really runs.
+deb-check: deb
+	packaging/service-check.sh $(DEB_DIR)
 
 clean:
 	rm -rf .build

@@ -16,6 +16,9 @@ packages=(
   tinyproxy nginx                 # a real forward proxy and TLS reverse proxy in tests
   time                            # GNU time -v: peak memory in the bounded-answer test
   mandoc                          # man page lint
+  dpkg-dev lintian binutils       # make deb: dpkg-shlibdeps, dpkg-gencontrol, lintian, strip
+  bash-completion man-db          # package tests: completions and man pages found where those tools look
+  systemd-container               # make deb-check: systemd-nspawn boots the packages' service
   zsh fish                        # completion tests
   strace                          # crash trials (SIGKILL at a chosen write or fsync); which programs run
   hyperfine time                  # benchmarks (time: peak memory)
