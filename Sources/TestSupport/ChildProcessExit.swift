@@ -1,0 +1,26 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Waiting for a child process to end, woken by its exit rather than by
+/// looking at it every few milliseconds.
+public enum ChildProcessExit {
+    /// Blocks until `process` has exited, or `timeout` seconds have passed
+    /// (a generous bound: past it the caller treats the process as hung).
+    /// Returns whether it exited. The process is not reaped here: waitid's
+    /// WNOWAIT leaves that, and the exit status, to Foundation.
+    public static func wait(for process: Process, timeout: Double) -> Bool {
+        guard process.isRunning else { return true }
+        let pid = process.processIdentifier
+        let exited = DispatchSemaphore(value: 0)
+        let waiter = Thread {
+            var info = siginfo_t()
+            // EINTR: a signal for this thread; ECHILD: Foundation reaped it first.
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+            exited.signal()
+        }
+        waiter.start()
+        return exited.wait(timeout: .now() + timeout) == .success || !process.isRunning
+    }
+}
