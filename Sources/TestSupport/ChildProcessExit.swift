@@ -8,8 +8,9 @@ import Glibc
 public enum ChildProcessExit {
     /// Blocks until `process` has exited, or `timeout` seconds have passed
     /// (a generous bound: past it the caller treats the process as hung).
-    /// Returns whether it exited. The process is not reaped here: waitid's
-    /// WNOWAIT leaves that, and the exit status, to Foundation.
+    /// Returns whether it exited; if so, Foundation has seen the exit too
+    /// (terminationStatus may be read). waitid's WNOWAIT leaves reaping,
+    /// and the exit status, to Foundation.
     public static func wait(for process: Process, timeout: Double) -> Bool {
         guard process.isRunning else { return true }
         let pid = process.processIdentifier
@@ -21,6 +22,8 @@ public enum ChildProcessExit {
             exited.signal()
         }
         waiter.start()
-        return exited.wait(timeout: .now() + timeout) == .success || !process.isRunning
+        guard exited.wait(timeout: .now() + timeout) == .success || !process.isRunning else { return false }
+        process.waitUntilExit()
+        return true
     }
 }
