@@ -2,19 +2,59 @@
 // lib: an offline-first, multi-account command-line client for a library
 // service, and lib-server, the reference server it talks to.
 // No outside Swift packages: only the toolchain and Debian's C libraries.
+import Foundation
 import PackageDescription
 
-// For every module `lib` runs: reference concrete generic types through
-// their metadata accessors instead of mangled names. The runtime otherwise
-// demangles each such name on first use and, for a type with requirements
-// (a Dictionary's Hashable key), scans every protocol conformance in the
-// executable: a tenth of `lib edit`'s instructions and more of
-// `lib --version`'s (issue 14; bench/startup.sh and bench/edit.sh).
-// Each function in its own section, so that the linker can lay out the ones
-// lib's start-up runs side by side (Sources/lib/startup-order.txt).
-let startUp: [SwiftSetting] = [.unsafeFlags([
-    "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors", "-Xfrontend", "-function-sections",
+// Compiler flags for every module `lib` runs. Both are frontend options
+// that the Swift driver does not document: a toolchain may drop or rename
+// either, so each is here once, with what it bought, and
+// LIB_WITHOUT_FRONTEND_FLAGS=1 builds without both (the code needs
+// neither; `make test` passes either way, only slower start-ups).
+let frontendFlags: [String: [String]] = [
+    // Reference concrete generic types through their metadata accessors
+    // instead of mangled names. The runtime otherwise demangles each such
+    // name on first use and, for a type with requirements (a Dictionary's
+    // Hashable key), scans every protocol conformance in the executable.
+    // Measured under callgrind (issue 14, a5ee528): `lib edit` 2.77 M
+    // instructions without it, 2.47 M with it; `lib --version` 11 k fewer.
+    "mangled-name accessors": ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"],
+    // Each function in its own section, so that gold can lay out the ones
+    // lib's start-up runs side by side (Sources/lib/startup-order.txt):
+    // `lib --version` faults in 97 pages with it, 108 without (issue 14,
+    // 7ad1f65; a static Swift hello world takes 94).
+    "function sections": ["-Xfrontend", "-function-sections"],
+]
+let withoutFrontendFlags = Context.environment["LIB_WITHOUT_FRONTEND_FLAGS"] == "1"
+let startUp: [SwiftSetting] = withoutFrontendFlags ? [] : [.unsafeFlags(frontendFlags.keys.sorted().flatMap { frontendFlags[$0]! })]
+
+// lib's start-up functions in the order scripts/startup-order.sh recorded
+// them. --section-ordering-file is gold's option (GNU ld before 2.43 and
+// lld do not have it; lld's --symbol-ordering-file takes another format),
+// so gold is named here rather than left to the toolchain's default; the
+// fuzz build, which links with lld, does not use the list.
+// EndToEndTests.StartupOrderTests fails when the list has gone stale.
+let startupOrder: [LinkerSetting] = withoutFrontendFlags ? [] : [.unsafeFlags([
+    "-use-ld=gold", "-Xlinker", "--section-ordering-file=\(Context.packageDirectory)/Sources/lib/startup-order.txt",
 ])]
+
+// GLib's, GIO's and libsecret's header directories, for the C shims that
+// reach those libraries through dlopen: their types and constants come
+// from the real headers (libsecret-1-dev), their functions from dlsym, and
+// nothing is linked (`lib status` must not load them).
+let glibHeaders: [CSetting] = {
+    let pkgConfig = Process()
+    pkgConfig.executableURL = URL(fileURLWithPath: "/usr/bin/pkg-config")
+    pkgConfig.arguments = ["--cflags-only-I", "libsecret-1", "gio-2.0"]
+    let output = Pipe()
+    pkgConfig.standardOutput = output
+    do { try pkgConfig.run() } catch { fatalError("pkg-config is missing: run scripts/install-deps.sh (\(error))") }
+    let flags = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    pkgConfig.waitUntilExit()
+    guard pkgConfig.terminationStatus == 0 else {
+        fatalError("pkg-config finds no libsecret-1 or gio-2.0: install libsecret-1-dev (scripts/install-deps.sh)")
+    }
+    return [.unsafeFlags(flags.split(whereSeparator: \.isWhitespace).map(String.init))]
+}()
 
 let package = Package(
     name: "lib",
@@ -29,14 +69,17 @@ let package = Package(
         .systemLibrary(name: "CSodium", path: "Sources/CSodium"),
         // libpq, linked into lib-server only (lib never loads it).
         .systemLibrary(name: "CPostgres", path: "Sources/CPostgres"),
+        // The one dlopen loader of the three shims below.
+        .target(name: "CDynamicLibrary", path: "Sources/CDynamicLibrary", linkerSettings: [.linkedLibrary("dl")]),
         // libcurl, loaded with dlopen on first use so that start-up stays lean.
-        .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CCurl", dependencies: ["CDynamicLibrary"], path: "Sources/CCurl"),
         // libsecret (and GLib under it), also loaded with dlopen on first use.
-        .target(name: "CSecret", path: "Sources/CSecret", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CSecret", dependencies: ["CDynamicLibrary"], path: "Sources/CSecret", cSettings: glibHeaders),
         // signalfd for `push --watch`'s stop signals (not in Swift's Glibc module).
         .target(name: "CSignals", path: "Sources/CSignals"),
         // NetworkManager's properties over GDBus (GIO, which libsecret brings), loaded after a failure.
-        .target(name: "CNetworkManager", path: "Sources/CNetworkManager", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CNetworkManager", dependencies: ["CDynamicLibrary"], path: "Sources/CNetworkManager",
+                cSettings: glibHeaders),
 
         // Shared by client and server.
         // The base every client module stands on: the one server-address
@@ -74,10 +117,7 @@ let package = Package(
         // Its start-up functions are laid out together, in the order
         // scripts/startup-order.sh recorded them (fewer pages to fault in).
         .executableTarget(name: "lib", dependencies: ["LibCommands"], exclude: ["startup-order.txt"], swiftSettings: startUp,
-                          linkerSettings: [.unsafeFlags([
-                              "-static-executable",
-                              "-Xlinker", "--section-ordering-file=\(Context.packageDirectory)/Sources/lib/startup-order.txt",
-                          ])]),
+                          linkerSettings: [.unsafeFlags(["-static-executable"])] + startupOrder),
         .executableTarget(name: "lib-online", dependencies: ["LibCommands"], swiftSettings: startUp),
 
         // Tests.

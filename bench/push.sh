@@ -73,6 +73,10 @@ push_against_curl() {
       "$label" "$n" "$(rate "$n" "$lib_t")" "$(rate "$n" "$curl_t")" "$runs" "$(bench_ratio "$curl_t" "$lib_t")"
     printf '    each run (lib/curl, same server, one after the other): %s; CPU per write: lib %.0f µs, curl %.0f µs; lib max RSS %s MB\n' \
       "${ratios[*]}" "$(median "${lib_cpu[@]}")" "$(median "${curl_cpu[@]}")" "$((rss / 1024))"
+    bench_budget "push of $n writes, $label store: median rate as a fraction of curl's" "$(bench_ratio "$curl_t" "$lib_t")" ">=" 0.9
+    if [ "$n" = 10000 ]; then
+      bench_budget "push of 10,000 writes, $label store: lib's max RSS in MB" "$((rss / 1024))" "<=" 64
+    fi
   done
   echo "push, $label store: the 10,000-write push's max RSS budget is 64 MB"
 }

@@ -27,21 +27,26 @@ targets=(
   "client-answer    ClientAnswerProperty        LibNet LibCommands LibSync LibJSON"
 )
 
-# The module graph of Package.swift, for the modules fuzz targets use.
-module_dependencies() {
-  case $1 in
-    LibJSON|LibAccounts|LibHTTP) echo "" ;;
-    LibCLI|LibBookSchema) echo "LibJSON" ;;
-    LibStore) echo "CSQLite" ;;
-    LibHTTPServer) echo "LibHTTP LibJSON" ;;
-    LibNet) echo "CCurl CNetworkManager LibHTTP" ;;
-    LibKeyring) echo "CSecret" ;;
-    LibSync) echo "LibStore LibJSON" ;;
-    LibCommands) echo "CSignals LibCLI LibNet LibKeyring LibSync LibAccounts LibJSON LibBookSchema LibStore" ;;
-    CCurl|CSecret|CSQLite|CNetworkManager|CSignals) echo "" ;;
-    *) echo "build-fuzz-target: no entry for module $1 in module_dependencies" >&2; exit 1 ;;
-  esac
+# The package's module graph, read from the package itself: each target's
+# kind (Swift, C or system library) and direct dependencies, one line per
+# target ("NAME KIND DEPENDENCY..."), kept beside the build products.
+module_graph=$out/module-graph.txt
+mkdir -p "$out"
+if [ ! -e "$module_graph" ] || [ "$root/Package.swift" -nt "$module_graph" ]; then
+  (cd "$root" && swift package describe --type json) | python3 -c '
+import json, sys
+for target in json.load(sys.stdin)["targets"]:
+    print(target["name"], target["module_type"], *target.get("target_dependencies", []))
+' > "$module_graph.new"
+  mv "$module_graph.new" "$module_graph"
+fi
+module_line() {
+  local line
+  line=$(grep -m1 "^$1 " "$module_graph") || { echo "build-fuzz-target: Package.swift has no target $1" >&2; exit 1; }
+  echo "$line"
 }
+module_dependencies() { local line; line=$(module_line "$1"); set -- $line; shift 2; echo "$@"; }
+module_kind() { local line; line=$(module_line "$1"); set -- $line; echo "$2"; }
 
 if [ "${1:-}" = "--list" ]; then
   for t in "${targets[@]}"; do set -- $t; echo "$1"; done
@@ -57,7 +62,9 @@ wanted=("$@")
 
 mkdir -p "$out/modules" "$out/objects" "$out/bin" "$out/entries"
 swift_flags=(-sanitize=fuzzer,address -O -g -enable-testing -parse-as-library -swift-version 6 -use-ld=lld)
-c_flags=(-fsanitize=fuzzer-no-link,address -O1 -g -fPIC)
+# The C shims include GLib's, GIO's and libsecret's headers (Package.swift, glibHeaders).
+read -r -a glib_headers <<< "$(pkg-config --cflags-only-I libsecret-1 gio-2.0)"
+c_flags=(-fsanitize=fuzzer-no-link,address -O1 -g -fPIC "${glib_headers[@]}")
 
 # Modules in build order (dependencies first), each listed once.
 ordered=()
@@ -81,21 +88,24 @@ objects=()
 link_flags=(-ldl)
 for m in "${ordered[@]}"; do
   src="$root/Sources/$m"
-  case $m in
-    CSQLite)
+  case $(module_kind "$m") in
+    SystemLibraryTarget)
+      # Its module map names the library to link.
       include_flags+=(-I "$src")
-      link_flags+=(-lsqlite3)
+      for library in $(sed -n 's/.*link "\([^"]*\)".*/\1/p' "$src/module.modulemap"); do link_flags+=("-l$library"); done
       ;;
-    CCurl|CSecret|CNetworkManager|CSignals)
+    ClangTarget)
       # A C target: SwiftPM makes its module map from include/; so does this.
       mapdir="$out/modules/$m"
       mkdir -p "$mapdir"
       printf 'module %s {\n    umbrella "%s/include"\n    export *\n}\n' "$m" "$src" > "$mapdir/module.modulemap"
       include_flags+=(-I "$mapdir")
+      c_includes=(-I "$src/include" -I "$src")
+      for dependency in $(module_dependencies "$m"); do c_includes+=(-I "$root/Sources/$dependency/include"); done
       for c in "$src"/*.c; do
         obj="$out/objects/$m-$(basename "$c" .c).o"
         if stale "$src" "$obj"; then
-          "$CLANG" "${c_flags[@]}" -I "$src/include" -I "$src" -c "$c" -o "$obj"
+          "$CLANG" "${c_flags[@]}" "${c_includes[@]}" -c "$c" -o "$obj"
         fi
         objects+=("$obj")
       done

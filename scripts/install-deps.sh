@@ -8,6 +8,7 @@ packages=(
   libsodium-dev                   # lib-server's argon2id password hashes
   libcurl4-openssl-dev            # the client's HTTP transport
   libsecret-1-dev libsecret-tools # tokens in the Secret Service
+  pkg-config                      # the GLib and libsecret header paths (Package.swift)
   dbus dbus-daemon gnome-keyring  # a private keyring for tests and the demo
   python3-dbusmock                # a mocked NetworkManager on a private system bus
   systemd                         # systemd-analyze verify for contrib/systemd's units

@@ -2,6 +2,8 @@
 // See include/ccurl.h for why.
 #include "ccurl.h"
 
+#include <cdynamiclibrary.h>
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -39,38 +41,23 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int load_status = -1;
 static char load_error[512] = "";
 
-static int resolve(void *library, const char *name, void **slot) {
-    dlerror();
-    *slot = dlsym(library, name);
-    if (*slot == NULL) {
-        snprintf(load_error, sizeof load_error, "libcurl.so.4 has no %s", name);
-        return -1;
-    }
-    return 0;
-}
-
 static void load_library(void) {
-    // RTLD_LOCAL keeps libcurl's (and OpenSSL's) symbols out of the global
-    // namespace; the soname is the one Debian's libcurl4 (OpenSSL) ships.
-    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(load_error, sizeof load_error, "%s", reason ? reason : "dlopen failed");
-        return;
-    }
-    if (resolve(library, "curl_global_init", (void **)&curl.global_init) ||
-        resolve(library, "curl_easy_init", (void **)&curl.easy_init) ||
-        resolve(library, "curl_easy_cleanup", (void **)&curl.easy_cleanup) ||
-        resolve(library, "curl_easy_reset", (void **)&curl.easy_reset) ||
-        resolve(library, "curl_easy_perform", (void **)&curl.easy_perform) ||
-        resolve(library, "curl_easy_strerror", (void **)&curl.easy_strerror) ||
-        resolve(library, "curl_easy_setopt", (void **)&curl.easy_setopt) ||
-        resolve(library, "curl_easy_getinfo", (void **)&curl.easy_getinfo) ||
-        resolve(library, "curl_slist_append", (void **)&curl.slist_append) ||
-        resolve(library, "curl_slist_free_all", (void **)&curl.slist_free_all) ||
-        resolve(library, "curl_version", (void **)&curl.version)) {
-        dlclose(library);
-        memset(&curl, 0, sizeof curl);
+    // The soname is the one Debian's libcurl4 (OpenSSL) ships.
+    const dynamic_symbol symbols[] = {
+        {"curl_global_init", (void **)&curl.global_init},
+        {"curl_easy_init", (void **)&curl.easy_init},
+        {"curl_easy_cleanup", (void **)&curl.easy_cleanup},
+        {"curl_easy_reset", (void **)&curl.easy_reset},
+        {"curl_easy_perform", (void **)&curl.easy_perform},
+        {"curl_easy_strerror", (void **)&curl.easy_strerror},
+        {"curl_easy_setopt", (void **)&curl.easy_setopt},
+        {"curl_easy_getinfo", (void **)&curl.easy_getinfo},
+        {"curl_slist_append", (void **)&curl.slist_append},
+        {"curl_slist_free_all", (void **)&curl.slist_free_all},
+        {"curl_version", (void **)&curl.version},
+    };
+    if (dynamic_library_open("libcurl.so.4", symbols, sizeof symbols / sizeof symbols[0], load_error,
+                             sizeof load_error) == NULL) {
         return;
     }
     // curl_global_init is not thread-safe before 7.84; pthread_once makes it

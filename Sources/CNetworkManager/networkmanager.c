@@ -4,7 +4,7 @@
 #include "cnetworkmanager.h"
 #include "gio_api.h"
 
-#include <dlfcn.h>
+#include <cdynamiclibrary.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -23,40 +23,36 @@ static GDBusConnection *connection;
 static int change_pipe[2] = {-1, -1};
 static atomic_uint_fast64_t change_count;
 
-static void discard_log_message(const char *domain, int level, const char *message, void *user_data) {
+static void discard_log_message(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer user_data) {
     (void)domain, (void)level, (void)message, (void)user_data;
 }
 
 static int load_gio(void) {
     if (load_attempted) return loaded;
     load_attempted = 1;
-    // Never closed: GLib's types and threads outlive any one call.
-    void *handle = dlopen("libgio-2.0.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) return 0;
-#define RESOLVE(name)                                                  \
-    do {                                                               \
-        *(void **)(&gio.name) = dlsym(handle, #name);                  \
-        if (gio.name == NULL) return 0;                                \
-    } while (0)
-    RESOLVE(g_log_set_default_handler);
-    RESOLVE(g_error_free);
-    RESOLVE(g_free);
-    RESOLVE(g_object_unref);
-    RESOLVE(g_dbus_error_quark);
-    RESOLVE(g_dbus_address_get_for_bus_sync);
-    RESOLVE(g_dbus_connection_new_for_address_sync);
-    RESOLVE(g_dbus_connection_is_closed);
-    RESOLVE(g_dbus_connection_call_sync);
-    RESOLVE(g_dbus_connection_add_filter);
-    RESOLVE(g_dbus_message_get_message_type);
-    RESOLVE(g_dbus_message_get_path);
-    RESOLVE(g_dbus_message_get_member);
-    RESOLVE(g_variant_new);
-    RESOLVE(g_variant_get_child_value);
-    RESOLVE(g_variant_lookup);
-    RESOLVE(g_variant_is_of_type);
-    RESOLVE(g_variant_unref);
-#undef RESOLVE
+    const dynamic_symbol symbols[] = {
+        DYNAMIC_SYMBOL(gio, g_log_set_default_handler),
+        DYNAMIC_SYMBOL(gio, g_error_free),
+        DYNAMIC_SYMBOL(gio, g_free),
+        DYNAMIC_SYMBOL(gio, g_object_unref),
+        DYNAMIC_SYMBOL(gio, g_dbus_error_quark),
+        DYNAMIC_SYMBOL(gio, g_dbus_address_get_for_bus_sync),
+        DYNAMIC_SYMBOL(gio, g_dbus_connection_new_for_address_sync),
+        DYNAMIC_SYMBOL(gio, g_dbus_connection_is_closed),
+        DYNAMIC_SYMBOL(gio, g_dbus_connection_call_sync),
+        DYNAMIC_SYMBOL(gio, g_dbus_connection_add_filter),
+        DYNAMIC_SYMBOL(gio, g_dbus_message_get_message_type),
+        DYNAMIC_SYMBOL(gio, g_dbus_message_get_path),
+        DYNAMIC_SYMBOL(gio, g_dbus_message_get_member),
+        DYNAMIC_SYMBOL(gio, g_variant_new),
+        DYNAMIC_SYMBOL(gio, g_variant_get_child_value),
+        DYNAMIC_SYMBOL(gio, g_variant_lookup),
+        DYNAMIC_SYMBOL(gio, g_variant_is_of_type),
+        DYNAMIC_SYMBOL(gio, g_variant_unref),
+    };
+    char failure[256];
+    if (dynamic_library_open("libgio-2.0.so.0", symbols, sizeof symbols / sizeof symbols[0], failure, sizeof failure) == NULL)
+        return 0;
     // GLib's warnings would land in the middle of lib's output; the
     // statuses returned here carry what matters (as in CSecret).
     gio.g_log_set_default_handler(discard_log_message, NULL);
@@ -66,7 +62,7 @@ static int load_gio(void) {
 
 // Runs on GDBus's worker thread for every incoming message: a passive
 // filter, so no main loop is needed to hear signals. Only wakes the reader.
-static GDBusMessage *notice_changes(GDBusConnection *from, GDBusMessage *message, int incoming, void *user_data) {
+static GDBusMessage *notice_changes(GDBusConnection *from, GDBusMessage *message, gboolean incoming, gpointer user_data) {
     (void)from, (void)user_data;
     if (!incoming || gio.g_dbus_message_get_message_type(message) != G_DBUS_MESSAGE_TYPE_SIGNAL) return message;
     const char *path = gio.g_dbus_message_get_path(message);
@@ -143,6 +139,7 @@ int cnm_read(cnm_properties *properties, unsigned timeout_ms) {
         return status;
     }
     GError *error = NULL;
+    // A type string cast as G_VARIANT_TYPE does, without its check, which calls into (unlinked) GLib.
     GVariant *reply = gio.g_dbus_connection_call_sync(
         bus, nm_name, nm_path, "org.freedesktop.DBus.Properties", "GetAll", gio.g_variant_new("(s)", nm_name),
         (const GVariantType *)"(a{sv})", G_DBUS_CALL_FLAGS_NO_AUTO_START, (int)timeout_ms, NULL, &error);

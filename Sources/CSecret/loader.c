@@ -2,7 +2,7 @@
 #include "csecret.h"
 #include "secret_api.h"
 
-#include <dlfcn.h>
+#include <cdynamiclibrary.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,55 +30,7 @@ int csecret_use_library(const char *file_name) {
     return result;
 }
 
-// dlsym on the libsecret handle also finds GLib, GObject and GIO symbols:
-// a handle's lookup scope includes the libraries it depends on.
-static int resolve_all(void *handle) {
-#define RESOLVE(name)                                                     \
-    do {                                                                  \
-        *(void **)(&functions.name) = dlsym(handle, #name);               \
-        if (functions.name == NULL) {                                     \
-            snprintf(load_failure, sizeof load_failure,                   \
-                     "%s has no symbol %s", library_file, #name);         \
-            return 0;                                                     \
-        }                                                                 \
-    } while (0)
-    RESOLVE(g_hash_table_new);
-    RESOLVE(g_hash_table_insert);
-    RESOLVE(g_hash_table_unref);
-    RESOLVE(g_str_hash);
-    RESOLVE(g_str_equal);
-    RESOLVE(g_error_free);
-    RESOLVE(g_list_free);
-    RESOLVE(g_list_free_full);
-    RESOLVE(g_log_set_default_handler);
-    RESOLVE(g_io_error_quark);
-    RESOLVE(g_dbus_error_quark);
-    RESOLVE(g_dbus_error_strip_remote_error);
-    RESOLVE(g_object_unref);
-    RESOLVE(g_cancellable_new);
-    RESOLVE(g_cancellable_cancel);
-    RESOLVE(g_bus_get_sync);
-    RESOLVE(g_dbus_connection_set_exit_on_close);
-    RESOLVE(secret_error_get_quark);
-    RESOLVE(secret_service_get_sync);
-    RESOLVE(secret_service_search_sync);
-    RESOLVE(secret_service_unlock_sync);
-    RESOLVE(secret_service_store_sync);
-    RESOLVE(secret_collection_for_alias_sync);
-    RESOLVE(secret_collection_get_locked);
-    RESOLVE(secret_item_get_locked);
-    RESOLVE(secret_item_get_modified);
-    RESOLVE(secret_item_load_secret_sync);
-    RESOLVE(secret_item_get_secret);
-    RESOLVE(secret_item_delete_sync);
-    RESOLVE(secret_value_new);
-    RESOLVE(secret_value_get);
-    RESOLVE(secret_value_unref);
-#undef RESOLVE
-    return 1;
-}
-
-static void discard_log_message(const char *domain, int level, const char *message, void *user_data) {
+static void discard_log_message(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer user_data) {
     (void)domain;
     (void)level;
     (void)message;
@@ -89,14 +41,45 @@ const SecretFunctions *csecret_functions(char *message, size_t message_capacity)
     pthread_mutex_lock(&load_mutex);
     if (!load_attempted) {
         load_attempted = 1;
-        // Never closed: GLib registers types and starts threads that must
-        // outlive any one call, and cannot be unloaded safely.
-        void *handle = dlopen(library_file, RTLD_NOW | RTLD_LOCAL);
-        if (handle == NULL) {
-            const char *reason = dlerror();
-            snprintf(load_failure, sizeof load_failure, "%s", reason ? reason : library_file);
-        } else {
-            load_succeeded = resolve_all(handle);
+        // libsecret's handle also finds GLib's, GObject's and GIO's symbols:
+        // a handle's lookup scope includes the libraries it depends on.
+        const dynamic_symbol symbols[] = {
+            DYNAMIC_SYMBOL(functions, g_hash_table_new),
+            DYNAMIC_SYMBOL(functions, g_hash_table_insert),
+            DYNAMIC_SYMBOL(functions, g_hash_table_unref),
+            DYNAMIC_SYMBOL(functions, g_str_hash),
+            DYNAMIC_SYMBOL(functions, g_str_equal),
+            DYNAMIC_SYMBOL(functions, g_error_free),
+            DYNAMIC_SYMBOL(functions, g_list_free),
+            DYNAMIC_SYMBOL(functions, g_list_free_full),
+            DYNAMIC_SYMBOL(functions, g_log_set_default_handler),
+            DYNAMIC_SYMBOL(functions, g_io_error_quark),
+            DYNAMIC_SYMBOL(functions, g_dbus_error_quark),
+            DYNAMIC_SYMBOL(functions, g_dbus_error_strip_remote_error),
+            DYNAMIC_SYMBOL(functions, g_object_unref),
+            DYNAMIC_SYMBOL(functions, g_cancellable_new),
+            DYNAMIC_SYMBOL(functions, g_cancellable_cancel),
+            DYNAMIC_SYMBOL(functions, g_bus_get_sync),
+            DYNAMIC_SYMBOL(functions, g_dbus_connection_set_exit_on_close),
+            DYNAMIC_SYMBOL(functions, secret_error_get_quark),
+            DYNAMIC_SYMBOL(functions, secret_service_get_sync),
+            DYNAMIC_SYMBOL(functions, secret_service_search_sync),
+            DYNAMIC_SYMBOL(functions, secret_service_unlock_sync),
+            DYNAMIC_SYMBOL(functions, secret_service_store_sync),
+            DYNAMIC_SYMBOL(functions, secret_collection_for_alias_sync),
+            DYNAMIC_SYMBOL(functions, secret_collection_get_locked),
+            DYNAMIC_SYMBOL(functions, secret_item_get_locked),
+            DYNAMIC_SYMBOL(functions, secret_item_get_modified),
+            DYNAMIC_SYMBOL(functions, secret_item_load_secret_sync),
+            DYNAMIC_SYMBOL(functions, secret_item_get_secret),
+            DYNAMIC_SYMBOL(functions, secret_item_delete_sync),
+            DYNAMIC_SYMBOL(functions, secret_value_new),
+            DYNAMIC_SYMBOL(functions, secret_value_get),
+            DYNAMIC_SYMBOL(functions, secret_value_unref),
+        };
+        if (dynamic_library_open(library_file, symbols, sizeof symbols / sizeof symbols[0], load_failure,
+                                 sizeof load_failure) != NULL) {
+            load_succeeded = 1;
             // GLib prints its warnings and criticals on stderr, in the middle
             // of lib's own output: libsecret 0.20.5 logs "g_task_return_error:
             // assertion 'error != NULL' failed" when a prompt is cancelled

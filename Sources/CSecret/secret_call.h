@@ -31,7 +31,7 @@ struct SecretCall {
     // Owned copies, read-only once the worker runs: the worker may outlive
     // the caller's stack after a timeout, so it must not point into it.
     const SecretFunctions *fn;
-    void *cancellable;
+    GCancellable *cancellable;
     SecretSchema schema;
     char *schema_name;
     char *attribute_names[SECRET_CALL_MAX_ATTRIBUTES];

@@ -34,7 +34,7 @@ static int classify(SecretCall *call, GError *error, int otherwise) {
     } else if (error->domain == fn->g_dbus_error_quark()) {
         int code = error->code;
         if (code == G_DBUS_ERROR_SERVICE_UNKNOWN || code == G_DBUS_ERROR_NAME_HAS_NO_OWNER ||
-            (code >= G_DBUS_ERROR_SPAWN_FIRST && code <= G_DBUS_ERROR_SPAWN_LAST)) {
+            (code >= G_DBUS_ERROR_SPAWN_EXEC_FAILED && code <= G_DBUS_ERROR_SPAWN_NO_MEMORY)) {
             // Nobody owns org.freedesktop.secrets and the bus could not
             // start anyone (no .service file, or activation failed).
             status = CSECRET_NO_SECRET_SERVICE;
@@ -52,12 +52,12 @@ static int classify(SecretCall *call, GError *error, int otherwise) {
 }
 
 /// Connects to the session bus and gets the Secret Service proxy.
-static int open_service(SecretCall *call, void **service) {
+static int open_service(SecretCall *call, SecretService **service) {
     const SecretFunctions *fn = call->fn;
     GError *error = NULL;
     // Connecting first, on its own, tells "no session bus" apart from
     // "no Secret Service on the bus".
-    void *bus = fn->g_bus_get_sync(G_BUS_TYPE_SESSION, call->cancellable, &error);
+    GDBusConnection *bus = fn->g_bus_get_sync(G_BUS_TYPE_SESSION, call->cancellable, &error);
     if (bus == NULL) return classify(call, error, CSECRET_NO_SESSION_BUS);
     // GLib's default for the shared session bus connection is to raise
     // SIGTERM in the whole process when the bus goes away; a command in
@@ -71,7 +71,7 @@ static int open_service(SecretCall *call, void **service) {
 
 /// Asks the service to unlock `objects` (items or collections), which may
 /// show a prompt; the unlock deadline applies meanwhile.
-static int unlock(SecretCall *call, void *service, GList *objects) {
+static int unlock(SecretCall *call, SecretService *service, GList *objects) {
     const SecretFunctions *fn = call->fn;
     GError *error = NULL;
     GList *unlocked = NULL;
@@ -91,7 +91,7 @@ static int unlock(SecretCall *call, void *service, GList *objects) {
 }
 
 /// Every item with the call's attributes, locked ones included.
-static int search(SecretCall *call, void *service, GList **items) {
+static int search(SecretCall *call, SecretService *service, GList **items) {
     GError *error = NULL;
     *items = call->fn->secret_service_search_sync(service, &call->schema, call->attributes, SECRET_SEARCH_ALL,
                                                   call->cancellable, &error);
@@ -105,12 +105,12 @@ static int search(SecretCall *call, void *service, GList **items) {
 
 static int store_operation(SecretCall *call) {
     const SecretFunctions *fn = call->fn;
-    void *service = NULL;
+    SecretService *service = NULL;
     int status = open_service(call, &service);
     if (status != CSECRET_OK) return status;
 
     GError *error = NULL;
-    void *collection = fn->secret_collection_for_alias_sync(service, "default", SECRET_COLLECTION_NONE,
+    SecretCollection *collection = fn->secret_collection_for_alias_sync(service, "default", SECRET_COLLECTION_NONE,
                                                             call->cancellable, &error);
     if (error) {
         status = classify(call, error, CSECRET_FAILED);
@@ -125,7 +125,7 @@ static int store_operation(SecretCall *call) {
         status = unlock(call, service, &only);
     }
     if (status == CSECRET_OK) {
-        void *value = fn->secret_value_new(call->secret, (ptrdiff_t)call->secret_length, "text/plain");
+        SecretValue *value = fn->secret_value_new(call->secret, (ptrdiff_t)call->secret_length, "text/plain");
         int stored = fn->secret_service_store_sync(service, &call->schema, call->attributes, "default",
                                                    call->label, value, call->cancellable, &error);
         fn->secret_value_unref(value);
@@ -138,7 +138,7 @@ static int store_operation(SecretCall *call) {
 
 static int lookup_operation(SecretCall *call) {
     const SecretFunctions *fn = call->fn;
-    void *service = NULL;
+    SecretService *service = NULL;
     int status = open_service(call, &service);
     if (status != CSECRET_OK) return status;
 
@@ -146,7 +146,7 @@ static int lookup_operation(SecretCall *call) {
     status = search(call, service, &items);
     // Storing replaces, so there is one item; should there be more (e.g. in
     // two collections), the newest one wins.
-    void *item = NULL;
+    SecretItem *item = NULL;
     for (GList *each = items; each; each = each->next) {
         if (item == NULL || fn->secret_item_get_modified(each->data) > fn->secret_item_get_modified(item)) {
             item = each->data;
@@ -163,7 +163,7 @@ static int lookup_operation(SecretCall *call) {
         }
     }
     if (status == CSECRET_OK) {
-        void *value = fn->secret_item_get_secret(item);
+        SecretValue *value = fn->secret_item_get_secret(item);
         if (value == NULL) {
             csecret_set_message(call->message, sizeof call->message, "the item's secret could not be read");
             status = fn->secret_item_get_locked(item) ? CSECRET_LOCKED : CSECRET_FAILED;
@@ -189,7 +189,7 @@ static int lookup_operation(SecretCall *call) {
 
 static int delete_operation(SecretCall *call) {
     const SecretFunctions *fn = call->fn;
-    void *service = NULL;
+    SecretService *service = NULL;
     int status = open_service(call, &service);
     if (status != CSECRET_OK) return status;
 

@@ -7,6 +7,9 @@ public final class ServerProcess: @unchecked Sendable {
     public let host: String
     public let port: Int
     public let databasePath: String
+    /// The directory the database lives in, when the server owns it: it is
+    /// removed only after the server is released, never while it runs.
+    public let directory: TemporaryDirectory?
     public var baseURL: String { "http://\(host):\(port)" }
     private let output: Pipe
 
@@ -15,9 +18,10 @@ public final class ServerProcess: @unchecked Sendable {
     public init(
         database: String, demo: Bool = true, listen: String = "127.0.0.1:0",
         extraArguments: [String] = [], environment: [String: String]? = nil, standardError: FileHandle? = nil,
-        inNamespace namespace: String? = nil
+        owning directory: TemporaryDirectory? = nil, inNamespace namespace: String? = nil
     ) throws {
         databasePath = database
+        self.directory = directory
         process = Process()
         let arguments = ["--db", database, "--listen", listen] + (demo ? ["--demo"] : []) + extraArguments
         if let namespace {
@@ -51,13 +55,19 @@ public final class ServerProcess: @unchecked Sendable {
         DispatchQueue.global().async { _ = handle.readDataToEndOfFile() }
     }
 
+    /// The same database (and directory) served again, by default on the
+    /// same port: a server that went away and came back.
+    public func restarted(listen: String? = nil, extraArguments: [String] = []) throws -> ServerProcess {
+        try ServerProcess(database: databasePath, listen: listen ?? "127.0.0.1:\(port)", extraArguments: extraArguments,
+                          owning: directory)
+    }
+
     /// Sends SIGTERM and waits for the process to end; returns its exit status.
     @discardableResult
     public func stop() -> Int32 {
         if process.isRunning { process.terminate() }
-        // A server that ignores SIGTERM for 10 s is killed (and the status shows it).
-        for _ in 0..<1000 where process.isRunning { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        // A server that ignores SIGTERM for 30 s is killed (and the status shows it).
+        if !ChildProcessExit.wait(for: process, timeout: 30) { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         return process.terminationStatus
     }

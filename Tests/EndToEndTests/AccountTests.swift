@@ -5,8 +5,8 @@ import TestSupport
 
 @Suite struct AccountTests {
     @Test func severalAccountsOnOneServerAndAnother() throws {
-        let (one, _d1) = try startDemoServer()
-        let (two, _d2) = try startDemoServer()
+        let one = try startDemoServer()
+        let two = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: one)
         try lib.login("bob", to: one)
@@ -31,11 +31,10 @@ import TestSupport
         let unknown = try lib.lib("-A", "carol", "status")
         #expect(unknown.status == 2)
         #expect(unknown.stderr.hasPrefix("lib: No account matches 'carol' (signed in: "))
-        _ = (_d1, _d2)
     }
 
     @Test func filesArePrivateAndTheTokenIsNowhereOnDisk() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         let old = umask(0)
         defer { umask(old) }
@@ -51,21 +50,19 @@ import TestSupport
         where isDirectory(directory) {
             #expect(mode(directory) == 0o700, "\(directory) has mode \(String(mode(directory), radix: 8))")
         }
-        _ = _dir
     }
 
     @Test func wrongPasswordCreatesNothing() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         let result = try lib.lib("login", server.baseURL, "--user", "alice", "--password-stdin", stdin: "nope\n")
         #expect(result.status == 4)
         #expect(result.stderr == "lib: Wrong user name or password for 127.0.0.1:\(server.port)\n")
         #expect(lib.files().isEmpty, "\(lib.home.listing())")
-        _ = _dir
     }
 
     @Test func serverDownDuringLogin() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let url = server.baseURL
         server.stop()
         let lib = try LibHarness()
@@ -73,11 +70,10 @@ import TestSupport
         #expect(result.status == 75)
         #expect(result.stderr == "lib: Couldn't reach 127.0.0.1:\(server.port): connection refused — the server may be down.\n")
         #expect(lib.files().isEmpty, "\(lib.home.listing())")
-        _ = _dir
     }
 
     @Test func noSessionBusFailsClosedBeforeAnythingIsCreated() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         let emptyRuntime = try TemporaryDirectory()
         let result = try lib.lib(["login", server.baseURL, "--user", "alice", "--password-stdin"], stdin: "alice-demo\n",
@@ -89,11 +85,10 @@ import TestSupport
         #expect(lib.files().isEmpty, "\(lib.home.listing())")
         let sessions = try CommandRunner.run("/usr/bin/sqlite3", [server.databasePath, "SELECT count(*) FROM sessions"])
         #expect(sessions.stdout == "0\n", "no token was made on the server")
-        _ = _dir
     }
 
     @Test func lockedKeyringIsReportedAsLocked() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         // A keyring of its own, so that locking it does not disturb other tests.
         var env = lib.environment
@@ -108,11 +103,10 @@ import TestSupport
         #expect(result.status == 4, "\(result)")
         #expect(result.stderr.contains("locked"), "\(result)")
         #expect(lib.files().isEmpty, "\(lib.home.listing())")
-        _ = _dir
     }
 
     @Test func logoutWithALockedKeyringChangesNothing() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         var env = lib.environment
         env["LIB_IN_TEST_SESSION"] = nil
@@ -129,11 +123,10 @@ import TestSupport
         #expect(result.stderr.contains("locked"), "\(result)")
         let status = try lib.lib("status", "--porcelain")
         #expect(status.stdout.hasPrefix("account alice@127.0.0.1:\(server.port)\n"), "the account is still there\n\(status)")
-        _ = _dir
     }
 
     @Test func logoutRevokesTheTokenAndForgetsTheAccount() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         try lib.login("bob", to: server)
@@ -146,11 +139,10 @@ import TestSupport
         #expect(throws: (any Error).self) { try keyringToken(server: server, user: "alice") }
         #expect(!FileManager.default.fileExists(atPath: lib.home.path + "/data/accounts/alice@127.0.0.1:\(server.port)"))
         #expect(try lib.lib("switch").stdout == "* bob@127.0.0.1:\(server.port)  up to date\n")
-        _ = _dir
     }
 
     @Test func logoutOfflineSaysTheTokenIsStillValidThere() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         server.stop()
@@ -158,7 +150,6 @@ import TestSupport
         #expect(out.status == 0)
         #expect(out.stdout.hasPrefix("Signed out of "), "\(out)")
         #expect(out.stderr.contains("it is forgotten here but still valid there"), "a problem, on stderr: \(out)")
-        _ = _dir
     }
 }
 

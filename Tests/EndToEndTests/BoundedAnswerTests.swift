@@ -11,7 +11,7 @@ import TestSupport
 
     @Test(arguments: [true, false])
     func aHugeAnswerIsStoppedAtTheLimit(announced: Bool) throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let account = alice.account("alice", on: server)
@@ -37,13 +37,12 @@ import TestSupport
         #expect(try alice.cacheRow("books/b-7", account: account) == before)
         #expect(peer.receivedRequests.count == 1)
         print("200 MB answer (\(announced ? "Content-Length" : "close-delimited")): max RSS \(peakKB) kB, store growth \(growth) bytes")
-        _ = dir
     }
 
     /// The limit is the user's to change, and a collection too large for one
     /// answer is read in smaller pages, each under it.
     @Test func aSmallerLimitStillReadsTheCollectionPageByPage() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let tiny = try alice.lib(["get", "books/b-7"], environment: ["LIB_MAX_ANSWER_BYTES": "10"])
@@ -53,7 +52,7 @@ import TestSupport
         #expect(limited.status == 0, "\(limited)")
         let items = try JSONParser.parse(limited.stdout)["items"]?.arrayValue ?? []
         #expect(items.count == 20, "\(limited)")
-        _ = (server, dir)
+        _ = server
     }
 
     /// "Maximum resident set size (kbytes): 12345" from GNU time -v.

@@ -6,7 +6,7 @@ import TestSupport
 /// `lib doctor` against the real session: bus, keyring, store and server (issue 12).
 @Suite struct DoctorTests {
     @Test func allIsWellInTheTestSession() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         let account = lib.account("alice", on: server)
@@ -26,11 +26,10 @@ import TestSupport
         try JSONSchemaValidator.validate(json.stdout, against: "doctor")
         let checks = try JSONParser.parse(json.stdout)["checks"]?.arrayValue ?? []
         #expect(checks.contains { $0["check"] == "token" && $0["account"] == .string(account) && $0["status"] == "ok" })
-        _ = _dir
     }
 
     @Test func withoutABusItExitsFourAndNamesTheBus() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         let emptyRuntime = try TemporaryDirectory()
@@ -50,11 +49,10 @@ import TestSupport
             #expect(none.stdout.contains("DBUS_SESSION_BUS_ADDRESS is unset and neither $XDG_RUNTIME_DIR/bus nor /run/user/\(getuid())/bus exists"), "\(none)")
             try JSONSchemaValidator.validate(none.stdout, against: "doctor")
         }
-        _ = _dir
     }
 
     @Test func withTheKeyringLockedItExitsFourAndSaysLocked() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         // A keyring of its own, so that locking it does not disturb other tests.
         var env = lib.environment
@@ -69,7 +67,6 @@ import TestSupport
             ["/bin/bash", "-c", script, "locked", BuiltProducts.path("lib"), server.baseURL], environment: env, timeout: 90)
         #expect(result.status == 4, "\(result)")
         #expect(result.stdout.contains("problem  token (\(lib.account("alice", on: server))): the keyring is locked"), "\(result)")
-        _ = _dir
     }
 }
 
@@ -78,7 +75,7 @@ import TestSupport
 /// year beyond Int32).
 @Suite struct DoctorClockTests {
     @Test func aDateNoClockCanShowIsLeftOutNotACrash() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         let port = UInt16(server.port)
@@ -94,6 +91,5 @@ import TestSupport
         #expect(!doctor.stderr.contains("Fatal error"), "\(doctor)")
         #expect(doctor.status == 0, "\(doctor)")
         _ = peer
-        _ = dir
     }
 }

@@ -6,7 +6,7 @@ import TestSupport
 /// delivery, conflicts, lost answers, coalescing, and what edit refuses.
 @Suite struct EditPushTests {
     @Test func offlineEditsAcrossRestartsAreSentOnceInOrderAndAStaleOneConflicts() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let account = alice.account("alice", on: server)
@@ -50,11 +50,10 @@ import TestSupport
         #expect(again.stderr == "lib: 1 write of \(account) still waits for you: run `lib resolve`.\n", "\(again)")
         #expect(try serverWriteOrder(restarted, user: "alice") == ["b-1", "b-2"], "nothing is sent twice")
         #expect(try alice.conflicts() == 1)
-        _ = dir
     }
 
     @Test func lostAnswersAreReplayedWithTheSameKeyNeverAppliedTwice() throws {
-        let (server, dir) = try startDemoServer(arguments: ["--fault", "drop-after-commit,first-per-key"])
+        let server = try startDemoServer(arguments: ["--fault", "drop-after-commit,first-per-key"])
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let books = (1...6).map { "b-\($0)" }
@@ -84,11 +83,10 @@ import TestSupport
         for book in books { #expect(try serverHistory(server, book: book).count == 2, "\(book) written once") }
         #expect(try alice.pending() == 0)
         #expect(try alice.conflicts() == 0, "a replay is not a conflict")
-        _ = dir
     }
 
     @Test func twoUnsentEditsOfOneBookBecomeOneWrite() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         try alice.cache(["books/b-7"], from: server, as: "alice")
@@ -101,11 +99,10 @@ import TestSupport
         #expect(history.count == 2, "\(history)")
         #expect(history.last?.document?.contains("\"title\":\"Dune Messiah\"") == true)
         #expect(history.last?.document?.contains("\"copies\":4") == true)
-        _ = dir
     }
 
     @Test func createsAndDeletesChainTheirPreconditions() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         #expect(try alice.lib("edit", "books/n-1", "--create", "title=Emma", "tags:=[\"novel\"]").status == 0)
@@ -127,11 +124,10 @@ import TestSupport
         #expect(unknown.status == 0, "not cached: the server decides (412 at push)\n\(unknown)")
         let conflict = try alice.lib("push")
         #expect(conflict.status == 3 && conflict.stdout.contains("Pushed 1 write ") && conflict.stderr.contains("1 conflict: books/b-8"), "\(conflict)")
-        _ = dir
     }
 
     @Test func editRefusesWhatTheServerWouldRefuseAndSavesNothing() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         try alice.cache(["books/b-7"], from: server, as: "alice")
@@ -162,11 +158,10 @@ import TestSupport
         #expect(unseen.stderr.contains("books/b-9 is not on this device yet and couldn't be fetched: Couldn't reach 127.0.0.1:\(server.port): connection refused"), "\(unseen)")
         #expect(unseen.stderr.contains("Run `lib get books/b-9` while online"), "\(unseen)")
         #expect(try alice.pending() == 1)
-        _ = dir
     }
 
     @Test func theEditorLoopsOnInvalidJSONAndAnUnchangedFileChangesNothing() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         try alice.cache(["books/b-7"], from: server, as: "alice")
@@ -203,11 +198,11 @@ import TestSupport
         let emptied = try alice.lib(["edit", "books/b-7"], environment: ["EDITOR": scripts.file("empty")])
         #expect(emptied.status == 0 && emptied.stdout.hasPrefix("Nothing changed"), "\(emptied)")
         #expect(try alice.pending() == 1)
-        _ = (dir, scripts)
+        _ = scripts
     }
 
     @Test func theEditorNeverSeesTheToken() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let scripts = try TemporaryDirectory("lib-e2e-editor")
@@ -231,12 +226,12 @@ import TestSupport
         #expect(modes.hasPrefix("-rw------- "), "\(modes)")
         #expect(modes.contains("\ndrwx------ "), "\(modes)")
         #expect(try alice.pending() == 1)
-        _ = (dir, scripts)
+        _ = scripts
     }
 
     @Test(.enabled(if: getuid() == 0, "needs root to mount a tmpfs"))
     func aFullDiskLeavesTheOutboxAsItWas() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         try alice.cache(["books/b-7", "books/b-8"], from: server, as: "alice")
@@ -265,6 +260,5 @@ import TestSupport
         let push = try alice.lib(["push"], environment: environment)
         #expect(push.status == 0 && push.stdout.hasPrefix("Pushed 1 write "), "\(push)")
         #expect(try serverHistory(server, book: "b-7").count == 1, "the failed edit was never saved")
-        _ = dir
     }
 }

@@ -10,7 +10,7 @@ import TestSupport
     /// files: the new token is revoked on the server and removed from the
     /// keyring, and nothing says the user is signed in.
     @Test func aLoginThatFailsOnAFullDiskTakesItsTokenBack() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         let mount = try TemporaryDirectory("lib-e2e-full")
         let mounted = try CommandRunner.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", mount.path])
@@ -34,11 +34,10 @@ import TestSupport
                                   environment: ["LIB_HOME": mount.path])
         #expect(again.status == 0, "\(again)")
         #expect((try? keyringToken(server: server, user: "alice")) != nil)
-        _ = dir
     }
 
     @Test func aDamagedStoreIsSaidToBeDamagedWithHowToKeepItsWrites() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         #expect(try alice.lib("edit", "books/d-1", "--create", "title=Unsent").status == 0)
@@ -54,6 +53,5 @@ import TestSupport
             #expect(status.stderr.contains("lib: The store of \(account) is damaged: The file is not a lib database (\(store))."), "\(status)")
             #expect(status.stderr.contains("It may hold writes not yet sent: keep it (`mv \(store) \(store).damaged`, not rm)"), "\(status)")
         }
-        _ = dir
     }
 }

@@ -31,7 +31,6 @@ import TestSupport
               --discard         drops your write; the server keeps its version
 
             """), "\(show)")
-        _ = c.dir
     }
 
     @Test func mineTakesMyTitleAndKeepsBobsCopies() throws {
@@ -45,7 +44,6 @@ import TestSupport
         #expect(document.contains("\"title\":\"Dune (alice)\""), "\(document)")
         #expect(document.contains("\"copies\":7"), "bob's change is kept\n\(document)")
         #expect(document.contains("\"year\":1966"), "\(document)")
-        _ = c.dir
     }
 
     @Test func theirsTakesBobsTitleAndKeepsMyYear() throws {
@@ -59,7 +57,6 @@ import TestSupport
         #expect(document.contains("\"title\":\"Dune (bob)\""), "\(document)")
         #expect(document.contains("\"copies\":7"), "\(document)")
         #expect(document.contains("\"year\":1966"), "my change is kept\n\(document)")
-        _ = c.dir
     }
 
     @Test func mineWholeRevertsBobsCopiesOnlyAfterSayingSo() throws {
@@ -77,6 +74,5 @@ import TestSupport
         #expect(try c.alice.lib("push").status == 0)
         let document = try latest(c)
         #expect(document.contains("\"title\":\"Dune (alice)\"") && document.contains("\"copies\":3") && document.contains("\"year\":1966"), "\(document)")
-        _ = c.dir
     }
 }

@@ -7,7 +7,7 @@ import TestSupport
 /// `lib get` against the real server and real network conditions (issue 6).
 @Suite struct GetTests {
     @Test func freshReadPrintsTheDocumentAndCachesIt() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         let result = try lib.lib("get", "books/b-7")
@@ -18,14 +18,13 @@ import TestSupport
         #expect(result.stderr == "")
         let row = try lib.cacheRow("books/b-7", account: lib.account("alice", on: server))
         #expect(row?.etag.hasPrefix("\"") == true, "the ETag is cached: \(String(describing: row))")
-        _ = _dir
     }
 
     /// A 304 is the only answer that keeps a cached body the server never
     /// sent: the body is marked, its ETag kept, and the marked body must come
     /// back with `validated_at` moved and `fetched_at` not.
     @Test func cachedCopyIsRevalidatedWithIfNoneMatch() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         let account = lib.account("alice", on: server)
@@ -46,11 +45,10 @@ import TestSupport
         let refetched = try lib.lib("get", "books/b-7")
         #expect(try JSONParser.parse(refetched.stdout)["title"]?.stringValue == "Dune", "\(refetched)")
         #expect(try #require(try lib.cacheRow("books/b-7", account: account)).fetchedAt > 1000)
-        _ = _dir
     }
 
     @Test func serverStoppedShowsTheCachedCopyWithItsAgeAndReason() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         #expect(try lib.lib("get", "books/b-7").status == 0)
@@ -61,14 +59,13 @@ import TestSupport
         #expect(result.status == 0, "\(result)")
         #expect(try JSONParser.parse(result.stdout)["title"]?.stringValue == "Dune")
         #expect(result.stderr == "Showing the copy from 3 hours ago. Couldn't reach 127.0.0.1:\(server.port): connection refused — the server may be down.\n")
-        _ = _dir
     }
 
     /// A namespace whose `lo` is down and has no address has no route even to
     /// 127.0.0.1 (ENETUNREACH), the same as a machine with no network at all.
     @Test(.enabled(if: NetworkNamespace.isSupported, NetworkNamespace.skipReason))
     func noRouteShowsTheCachedCopyAndSaysOffline() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         #expect(try lib.lib("get", "books/b-7").status == 0)
@@ -81,11 +78,10 @@ import TestSupport
         #expect(result.status == 0, "\(result)")
         #expect(try JSONParser.parse(result.stdout)["title"]?.stringValue == "Dune")
         #expect(result.stderr == "Showing the copy saved just now. You're offline (no network route to 127.0.0.1).\n", "\(result)")
-        _ = _dir
     }
 
     @Test func offlineNeedsNeitherServerNorKeyring() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         #expect(try lib.lib("get", "books/b-7").status == 0)
@@ -98,11 +94,10 @@ import TestSupport
         // The same environment does keep the keyring away: without --offline, lib needs it (exit 4).
         let online = try lib.lib(["get", "books/b-7"], environment: noKeyring)
         #expect(online.status == 4, "\(online)")
-        _ = _dir
     }
 
     @Test func freshNeverFallsBack() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         #expect(try lib.lib("get", "books/b-7").status == 0)
@@ -111,11 +106,10 @@ import TestSupport
         #expect(result.status == 75, "\(result)")
         #expect(result.stdout == "")
         #expect(result.stderr == "lib: Couldn't reach 127.0.0.1:\(server.port): connection refused — the server may be down.\n")
-        _ = _dir
     }
 
     @Test func serverErrorFallsBackUnlessFresh() throws {
-        let (server, _dir) = try startDemoServer(arguments: ["--fault-control"])
+        let server = try startDemoServer(arguments: ["--fault-control"])
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         #expect(try lib.lib("get", "books/b-7").status == 0)
@@ -127,11 +121,10 @@ import TestSupport
         #expect(fallback.stderr.hasPrefix("Showing the copy saved just now. 127.0.0.1 answered 503"), "\(fallback)")
         let fresh = try lib.lib("get", "--fresh", "books/b-7")
         #expect(fresh.status == 75 && fresh.stdout == "", "\(fresh)")
-        _ = _dir
     }
 
     @Test func nothingCachedAndNoServerExits75() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         server.stop()
@@ -142,11 +135,10 @@ import TestSupport
         let offline = try lib.lib("get", "--offline", "books/b-7")
         #expect(offline.status == 1, "\(offline)")
         #expect(offline.stderr.contains("books/b-7 is not cached for alice@"), "\(offline)")
-        _ = _dir
     }
 
     @Test func notFoundForgetsTheCachedCopy() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         let account = lib.account("alice", on: server)
@@ -170,12 +162,11 @@ import TestSupport
         #expect(result.stderr == "lib: books/b-3 is not on 127.0.0.1:\(server.port); the cached copy was forgotten\n")
         #expect(try lib.cacheRow("books/b-3", account: account) == nil)
         #expect(try lib.lib("get", "--offline", "books/b-3").status == 1)
-        _ = _dir
     }
 
     /// Writes put in the outbox through the store (a change is its intent: the fields it sets).
     @Test func pendingWritesAreShownAppliedAndMarked() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         let account = lib.account("alice", on: server)
@@ -206,11 +197,10 @@ import TestSupport
         #expect(collection.stderr == "2 changes saved on this device, not yet pushed\n")
         // The server still has the old title: nothing was sent.
         #expect(try lib.cacheRow("books/b-7", account: account)?.body.contains("\"Dune\"") == true)
-        _ = _dir
     }
 
     @Test func oneAccountsCacheIsInvisibleToAnother() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         try lib.login("bob", to: server)
@@ -225,7 +215,6 @@ import TestSupport
         server.stop()
         let unreachable = try lib.lib("-A", bob, "get", "books/b-7")
         #expect(unreachable.status == 75 && unreachable.stdout == "", "\(unreachable)")
-        _ = _dir
     }
 
     @Test(arguments: ["../x", "", "books/b 7", "http://evil.example/v1/books/b-7", "books/../../etc", "shelves/s-1"])
@@ -258,7 +247,7 @@ import TestSupport
          "404 text/html"),
     ])
     func unusableAnswersAreReportedAndDoNotOverwriteTheCache(answer: String, reported: String) throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         let account = lib.account("alice", on: server)
@@ -274,7 +263,6 @@ import TestSupport
         #expect(try JSONParser.parse(result.stdout)["title"]?.stringValue == "Dune", "the cached copy is still shown")
         #expect(try lib.cacheRow("books/b-7", account: account) == before)
         #expect(impostor.requests > 0)
-        _ = _dir
     }
 }
 

@@ -82,7 +82,7 @@ import TestSupport
     }
 
     @Test func aSymlinkPlantedForAnAccountIsNotFollowed() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         let elsewhere = try TemporaryDirectory("lib-e2e-elsewhere")
         let account = lib.account("alice", on: server)
@@ -92,7 +92,6 @@ import TestSupport
         #expect(login.status == 1, "\(login)")
         #expect(login.stderr.contains("it is not a directory (a symbolic link?)"), "\(login)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty, "nothing made through the link")
-        _ = _dir
     }
 }
 
@@ -111,7 +110,7 @@ import TestSupport
     }
 
     @Test func getOnATerminalShowsServerTextEscaped() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let edit = try alice.lib("edit", "books/b-7", "title=\(Self.hostileTitle)", "author=\u{85}Frank\u{2066}",
@@ -136,6 +135,5 @@ import TestSupport
         let json = try bob.lib("get", "books/b-7")
         #expect(json.status == 0 && !Self.hasRawControl(json.stdout), "\(json.stdout.debugDescription)")
         #expect(try JSONParser.parse(json.stdout)["title"]?.stringValue == Self.hostileTitle)
-        _ = _dir
     }
 }

@@ -177,7 +177,6 @@ import TestSupport
         }
         print("intent trial seed \(seed): \(steps) steps, \(log.filter { $0.contains(" edit ") }.count) edits, "
               + "\(log.filter { $0.contains("resolve") }.count) resolves, \(chosen.count) clashes decided by a side")
-        _ = dir
     }
 
     static func assignment(_ field: String, _ value: Int) -> String {

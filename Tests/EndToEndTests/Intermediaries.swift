@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Waits until something accepts connections on 127.0.0.1:`port`.
-func waitUntilListening(_ port: Int, timeout: Double = 10) throws {
+/// Waits until something accepts connections on 127.0.0.1:`port` (the
+/// timeout is a bound for a tool that never starts, not an expected time).
+func waitUntilListening(_ port: Int, timeout: Double = 30) throws {
     let deadline = monotonicNow() + timeout
     while monotonicNow() < deadline {
         if (try? HTTPTestClient(port: port, timeout: 1)) != nil { return }
@@ -18,7 +19,9 @@ enum IntermediaryError: Error { case setup(String) }
 /// own configuration and log; stopped (and started again on the same port)
 /// by the test.
 final class TinyProxy: @unchecked Sendable {
-    let port: Int
+    /// Held for the proxy's life, restarts included: nobody else takes the port meanwhile.
+    private let reservation: LoopbackPortReservation
+    var port: Int { reservation.port }
     let directory: TemporaryDirectory
     private var process: Process?
     static let path = "/usr/bin/tinyproxy"
@@ -29,7 +32,7 @@ final class TinyProxy: @unchecked Sendable {
 
     init() throws {
         directory = try TemporaryDirectory("lib-e2e-tinyproxy")
-        port = try freeLoopbackPort()
+        reservation = try LoopbackPortReservation()
         let configuration = """
             Port \(port)
             Listen 127.0.0.1
@@ -98,7 +101,8 @@ struct TestCertificateAuthority {
 /// (for JSON too), in one process (`master_process off`, so that SIGKILL
 /// stops all of it), with its files in its own directory.
 final class NginxReverseProxy: @unchecked Sendable {
-    let port: Int
+    private let reservation: LoopbackPortReservation
+    var port: Int { reservation.port }
     let directory: TemporaryDirectory
     let authority: TestCertificateAuthority
     private let process = Process()
@@ -111,7 +115,7 @@ final class NginxReverseProxy: @unchecked Sendable {
     init(upstreamPort: Int) throws {
         directory = try TemporaryDirectory("lib-e2e-nginx")
         authority = try TestCertificateAuthority(in: directory)
-        port = try freeLoopbackPort()
+        reservation = try LoopbackPortReservation()
         let d = directory.path
         let configuration = """
             daemon off;

@@ -34,7 +34,7 @@ import TestSupport
     }
 
     @Test func accountsAndReadsAndWritesValidate() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         let alice = lib.account("alice", on: server)
 
@@ -81,11 +81,10 @@ import TestSupport
         let (_, logout) = try json(lib, ["logout", "bob"], schema: "logout", exit: 0)
         #expect(logout?["account"] == .string(lib.account("bob", on: server)) && logout?["revoked"] == true)
         try json(lib, ["logout", "bob"], schema: nil, exit: 2)
-        _ = _dir
     }
 
     @Test func pushFailuresValidate() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         try alice.cache(["books/b-7"], from: server, as: "alice")
@@ -105,6 +104,5 @@ import TestSupport
         let (down, document) = try json(alice, ["push"], schema: "push", exit: 75)
         #expect(document?["accounts"]?.arrayValue?.first?["problem"]?.stringValue?.contains("connection refused") == true, "\(down)")
         #expect(try JSONParser.parse(down.stderr)["error"]?["reason"] == "temporary", "\(down)")
-        _ = _dir
     }
 }

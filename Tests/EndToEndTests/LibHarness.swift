@@ -68,11 +68,10 @@ final class LibHarness: @unchecked Sendable {
     }
 }
 
-/// A lib-server with the demo data, its database in its own directory.
-func startDemoServer(arguments: [String] = []) throws -> (ServerProcess, TemporaryDirectory) {
+/// A lib-server with the demo data, its database in a directory it owns.
+func startDemoServer(arguments: [String] = []) throws -> ServerProcess {
     let dir = try TemporaryDirectory("lib-e2e-server")
-    let server = try ServerProcess(database: dir.file("server.sqlite"), extraArguments: arguments)
-    return (server, dir)
+    return try ServerProcess(database: dir.file("server.sqlite"), extraArguments: arguments, owning: dir)
 }
 
 /// The server's history of a book, read from its database: who wrote each version.

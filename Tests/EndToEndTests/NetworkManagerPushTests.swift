@@ -9,7 +9,7 @@ import TestSupport
 struct NetworkManagerPushTests {
     @Test func aFailureWhileNetworkManagerReportsAPortalNamesThePortal() throws {
         let nm = try MockNetworkManager()
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         alice.extraEnvironment["DBUS_SYSTEM_BUS_ADDRESS"] = nm.address
         try alice.login("alice", to: server)
@@ -32,7 +32,6 @@ struct NetworkManagerPushTests {
         try nm.setConnectivity(.full)
         let full = try alice.lib("push")
         #expect(full.status == 75 && full.stderr.hasPrefix("lib: Couldn't reach 127.0.0.1:\(server.port): connection refused"), "\(full)")
-        _ = dir
     }
 
     @Test func pushWaitDoesNotRetryIntoAPortalAndPushesOnceConnectivityIsFull() throws {
@@ -52,32 +51,35 @@ struct NetworkManagerPushTests {
             ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.hasPrefix("PUT ") }.count
         }
 
-        let push = try alice.start(["push", "--wait", "10"])
+        // Its deadline is far off: only NetworkManager's signal can end the wait in time.
+        let push = try alice.start(["push", "--wait", "120"])
         // It tries once (NetworkManager can be wrong), then waits.
-        #expect(waitUntil(timeout: 5) { puts() == 1 } != nil)
+        #expect(waitUntil(timeout: 30) { puts() == 1 } != nil)
+        // A window in which a retry must not happen: a busy machine can only
+        // hide a retry here, never make one up.
         sleep(3)
         #expect(puts() == 1, "retried into the portal: \(puts()) PUTs")
         try nm.setConnectivity(.full)
-        let turnedFull = monotonicNow()
-        let took = try waitUntil(timeout: 5) { try serverVersions(server, "nw-1") == 1 }
-        #expect(took != nil && took! < 1, "pushed \(String(describing: took)) s after connectivity turned full")
+        let took = try waitUntil(timeout: 60) { try serverVersions(server, "nw-1") == 1 }
+        #expect(took != nil, "not pushed after connectivity turned full")
+        #expect(ChildProcessExit.wait(for: push, timeout: 30))
         push.waitUntilExit()
         #expect(push.terminationStatus == 0)
         #expect(puts() == 2)
-        #expect(monotonicNow() - turnedFull < 5)
     }
 
     @Test func meteredDeferHoldsTheWatcherUntilTheConnectionIsNotMetered() throws {
         let nm = try MockNetworkManager()
         try nm.setMetered(true)
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         alice.extraEnvironment["DBUS_SYSTEM_BUS_ADDRESS"] = nm.address
         try alice.login("alice", to: server)
         let watcher = try RunningWatcher(alice, environment: ["LIB_METERED": "defer"])
         #expect(try alice.lib("edit", "books/nm-1", "--create", "title=Metered").status == 0)
         #expect(watcher.waitForLine(containing: "the connection is metered (LIB_METERED=defer)"), "\(watcher.stderr)")
-        sleep(2)
+        // Held: asleep until NetworkManager says something (no timer that could push).
+        #expect(watcher.waitUntilAsleepWithoutTimeout(), "\(watcher.stderr)")
         #expect(try serverVersions(server, "nm-1") == 0, "held while metered")
 
         // --wait off a terminal is held too; a push asked for by hand is not.
@@ -86,8 +88,8 @@ struct NetworkManagerPushTests {
         #expect(try serverVersions(server, "nm-1") == 0)
         #expect(try alice.lib("edit", "books/nm-2", "--create", "title=Metered").status == 0)
         try nm.setMetered(false)
-        let took = try waitUntil(timeout: 5) { try serverVersions(server, "nm-1") == 1 && serverVersions(server, "nm-2") == 1 }
-        #expect(took != nil && took! < 2, "pushed \(String(describing: took)) s after the connection stopped being metered\n\(watcher.stderr)")
+        let took = try waitUntil(timeout: 30) { try serverVersions(server, "nm-1") == 1 && serverVersions(server, "nm-2") == 1 }
+        #expect(took != nil, "not pushed after the connection stopped being metered\n\(watcher.stderr)")
         #expect(watcher.terminate() == 0)
 
         try nm.setMetered(true)
@@ -95,7 +97,6 @@ struct NetworkManagerPushTests {
         let byHand = try alice.lib(["push"], environment: ["LIB_METERED": "defer"])
         #expect(byHand.status == 0, "\(byHand)")
         #expect(try serverVersions(server, "nm-3") == 1)
-        _ = dir
     }
 
     @Test func theWatcherWaitsForNetworkManagerInsteadOfRetryingIntoAPortal() throws {
@@ -116,11 +117,13 @@ struct NetworkManagerPushTests {
         let watcher = try RunningWatcher(alice)
         #expect(try alice.lib("edit", "books/nx-1", "--create", "title=Portal").status == 0)
         #expect(watcher.waitForLine(containing: "NetworkManager reports a captive portal: sign in to the network."), "\(watcher.stderr)")
+        // A window in which a retry must not happen (a busy machine can only hide one).
         sleep(3)
         #expect(puts() == 1, "retried into the portal: \(puts()) PUTs")
+        // Before the 60 s in which it doubts NetworkManager, only its signal can wake the watcher.
         try nm.setConnectivity(.full)
-        let took = try waitUntil(timeout: 5) { try serverVersions(server, "nx-1") == 1 }
-        #expect(took != nil && took! < 1, "pushed \(String(describing: took)) s after connectivity turned full\n\(watcher.stderr)")
+        let took = try waitUntil(timeout: 40) { try serverVersions(server, "nx-1") == 1 }
+        #expect(took != nil, "not pushed after connectivity turned full\n\(watcher.stderr)")
         #expect(watcher.terminate() == 0)
         #expect(puts() == 2)
     }

@@ -92,7 +92,10 @@ import TestSupport
 
         // The unit's ExecStart, with the configuration file's values (the
         // database and port moved into the test's own).
-        let port = try freeLoopbackPort()
+        // Held until the test ends: nobody else can take the port meanwhile.
+        let reservation = try LoopbackPortReservation()
+        defer { withExtendedLifetime(reservation) {} }
+        let port = reservation.port
         let start = """
             . \(built.serverRoot)/etc/default/lib-server
             LIB_SERVER_LISTEN=127.0.0.1:\(port) LIB_SERVER_DB=\(database)

@@ -8,7 +8,7 @@ import TestSupport
 /// a write whose answer was lost is not discarded without `--force`.
 @Suite struct PendingWritesTests {
     @Test func statusListsTwoWritesDiffShowsOneAndDiscardTakesItBack() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         try alice.cache(["books/b-7", "books/b-8"], from: server, as: "alice")
@@ -68,11 +68,10 @@ import TestSupport
         #expect(try serverWriteOrder(server, user: "alice") == ["b-8"], "only the write that was not discarded was sent")
         #expect(try serverHistory(server, book: "b-7").count == 1)
         #expect(try alice.lib("status", "--prompt").stdout == "", "nothing waits: the prompt says nothing")
-        _ = dir
     }
 
     @Test func aWriteWhoseAnswerWasLostIsNotDiscardedWithoutForce() throws {
-        let (server, dir) = try startDemoServer(arguments: ["--fault", "drop-after-commit,first-per-key"])
+        let server = try startDemoServer(arguments: ["--fault", "drop-after-commit,first-per-key"])
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         try alice.cache(["books/b-7"], from: server, as: "alice")
@@ -101,7 +100,6 @@ import TestSupport
         #expect(forced.stdout.contains("run `lib get PATH` to see what the server has"), "\(forced)")
         #expect(try alice.pending() == 0)
         #expect(try serverHistory(server, book: "b-7").last?.document?.contains("\"copies\":9") == true, "it had reached the server")
-        _ = dir
     }
 
     @Test func discardAllAsksForYesOffATerminalAndTakesConflictsToo() throws {
@@ -123,6 +121,5 @@ import TestSupport
         #expect(all.status == 0, "\(all)")
         #expect(all.stdout == "Discarded 2 writes of 2 documents for \(c.account); 0 writes left.\n", "\(all)")
         #expect(try alice.conflicts() == 0 && alice.pending() == 0)
-        _ = c.dir
     }
 }

@@ -39,7 +39,7 @@ import TestSupport
     }
 
     @Test func onDeviceCommandsRunInLibAloneAndLoadNoLibrary() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         #expect(try lib.lib("get", "books/b-7").status == 0)
@@ -51,11 +51,10 @@ import TestSupport
             #expect(trace.programs == ["lib"], "lib \(arguments.joined(separator: " ")) ran \(trace.programs)")
             #expect(trace.libraries.isEmpty, "lib \(arguments.joined(separator: " ")) opened \(trace.libraries)")
         }
-        _ = _dir
     }
 
     @Test func networkCommandsContinueInLibOnlineInTheSameProcess() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         let login = try traced(lib, ["login", server.baseURL, "--user", "alice", "--password-stdin"], stdin: "alice-demo\n")
         #expect(login.result.status == 0, "\(login.result)")
@@ -74,7 +73,6 @@ import TestSupport
             #expect(trace.libraries.contains { $0.contains("libcurl") }, "\(trace.libraries)")
         }
         #expect(try serverHistory(server, book: "b-7").last?.document?.contains("\"copies\":2") == true)
-        _ = _dir
     }
 
     /// `make install` puts the helper in `PREFIX/libexec/lib`; without it,
@@ -121,7 +119,7 @@ import TestSupport
         let unit = try String(contentsOfFile: prefix.file("lib/systemd/user/lib-push.service"), encoding: .utf8)
         #expect(unit.contains("ExecStart=\(prefix.path)/bin/lib push --watch --all"), "\(unit)")
 
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let home = try LibHarness()
         func installed(_ arguments: String..., stdin: String = "") throws -> CommandResult {
             try CommandRunner.run(prefix.file("bin/lib"), arguments, environment: home.environment, stdin: stdin)
@@ -135,6 +133,5 @@ import TestSupport
         let push = try installed("push")
         #expect(push.status == 0, "\(push)")
         #expect(try serverHistory(server, book: "b-7").last?.document?.contains("\"copies\":6") == true)
-        _ = _dir
     }
 }

@@ -7,8 +7,8 @@ import TestSupport
 /// wrong, even when an edit is killed at any of its writes.
 @Suite struct PromptTests {
     /// alice with 2 pending writes and 1 conflict, made by lib against a real server.
-    func aliceWithWork() throws -> (LibHarness, ServerProcess, TemporaryDirectory) {
-        let (server, dir) = try startDemoServer()
+    func aliceWithWork() throws -> (LibHarness, ServerProcess) {
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         try alice.cache(["books/b-7", "books/b-8", "books/b-9"], from: server, as: "alice")
@@ -19,7 +19,7 @@ import TestSupport
         #expect(try alice.lib("push").status == 3, "a conflict")
         #expect(try alice.lib("edit", "books/b-8", "copies:=71").status == 0)
         #expect(try alice.lib("edit", "books/b-9", "copies:=72").status == 0)
-        return (alice, server, dir)
+        return (alice, server)
     }
 
     func promptFile(_ lib: LibHarness, _ account: String) -> String {
@@ -48,7 +48,7 @@ import TestSupport
     var snippets: String { repositoryRoot() + "/contrib/prompt" }
 
     @Test func theBashSnippetStartsNoProcessAndShowsTheCounts() throws {
-        let (alice, _server, _dir) = try aliceWithWork()
+        let (alice, _server) = try aliceWithWork()
         let account = alice.account("alice", on: _server)
         #expect(try String(contentsOfFile: promptFile(alice, account), encoding: .utf8) == "alice ↑2 ≠1\nalice +2 =1\n")
         // An interactive bash prints its prompt on stderr: PROMPT_COMMAND and PS1 as sourcing set them.
@@ -58,11 +58,10 @@ import TestSupport
             #expect(result.stdout == "(\(segment)) $ \n", "\(result)")
             #expect(programs == ["bash"], "sourcing and prompting started \(programs)")
         }
-        _ = _dir
     }
 
     @Test func theZshAndFishSnippetsStartNoProcessEither() throws {
-        let (alice, _server, _dir) = try aliceWithWork()
+        let (alice, _server) = try aliceWithWork()
         let (zsh, zshPrograms) = try tracedShell(alice, "/usr/bin/zsh", ["-f", "-c",
             "PROMPT='$ '; source \(snippets)/lib-prompt.zsh; __lib_prompt_update; print -rP -- \"$PROMPT\""], locale: "C.UTF-8")
         #expect(zsh.stdout == "(alice ↑2 ≠1) $ \n", "\(zsh)")
@@ -72,7 +71,6 @@ import TestSupport
         #expect(fish.stdout == "(alice +2 =1) $ \n", "\(fish)")
         #expect(fishPrograms == ["fish"], "\(fishPrograms)")
         _ = _server
-        _ = _dir
     }
 
     /// A prompt file lib would never write (lib escapes names, and checks
@@ -125,7 +123,7 @@ import TestSupport
     /// The locale is read as the C library reads it: LC_ALL, then LC_CTYPE,
     /// then LANG, the first that is not empty; UTF-8 when its codeset is.
     @Test func statusPromptPicksItsFormFromTheLocale() throws {
-        let (alice, _server, _dir) = try aliceWithWork()
+        let (alice, _server) = try aliceWithWork()
         let unicode = "alice ↑2 ≠1\n", ascii = "alice +2 =1\n"
         let cases: [(all: String, ctype: String, lang: String, expected: String)] = [
             ("", "", "en_US.UTF-8", unicode), ("", "", "de_DE.utf8@euro", unicode), ("", "", "C", ascii),
@@ -138,11 +136,10 @@ import TestSupport
             #expect(result.stdout == expected, "LC_ALL=\(all) LC_CTYPE=\(ctype) LANG=\(lang)")
         }
         _ = _server
-        _ = _dir
     }
 
     @Test func aMissingFileIsAskedOfLibOnceAndWrittenAgain() throws {
-        let (alice, server, _dir) = try aliceWithWork()
+        let (alice, server) = try aliceWithWork()
         let file = promptFile(alice, alice.account("alice", on: server))
         unlink(file)
         let (result, programs) = try tracedShell(alice, "/bin/bash", ["--norc", "--noprofile", "-c",
@@ -150,11 +147,10 @@ import TestSupport
         #expect(result.stdout == "alice ↑2 ≠1\n", "\(result)")
         #expect(programs == ["bash", "lib"], "only lib status --prompt, once: \(programs)")
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "alice ↑2 ≠1\nalice +2 =1\n")
-        _ = _dir
     }
 
     @Test func nothingToSayIsAnEmptyFileAndAnEmptyPrompt() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         #expect(try String(contentsOfFile: promptFile(alice, alice.account("alice", on: server)), encoding: .utf8) == "")
@@ -162,7 +158,6 @@ import TestSupport
             "PS1='$ '; . \(snippets)/lib-prompt.bash; __lib_prompt_update; echo \"${PS1@P}\""], locale: "C.UTF-8")
         #expect(result.stdout == "$ \n", "\(result)")
         #expect(programs == ["bash"], "\(programs)")
-        _ = _dir
     }
 
     /// SIGKILL at the Nth write of an edit (SQLite's pwrite64s, its fsyncs,
@@ -170,7 +165,7 @@ import TestSupport
     /// its end: after each, the prompt file is absent or shows exactly what
     /// the store holds, and the next command writes a missing one again.
     @Test func killedEditsNeverLeaveAWrongPromptFile() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let account = alice.account("alice", on: server)
@@ -199,6 +194,5 @@ import TestSupport
             }
         }
         #expect(kills > 4, "the edit was killed at \(kills) points")
-        _ = _dir
     }
 }

@@ -9,7 +9,7 @@ import TestSupport
 @Suite(.enabled(if: TinyProxy.isInstalled, "needs tinyproxy (scripts/install-deps.sh)"))
 struct ProxyTests {
     @Test func throughTheProxyAndWhoseFaultItIs() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let proxy = try TinyProxy()
         let alice = try LibHarness()
         alice.extraEnvironment = ["http_proxy": proxy.url, "no_proxy": "", "NO_PROXY": "", "all_proxy": "", "ALL_PROXY": ""]
@@ -55,14 +55,14 @@ struct ProxyTests {
         let restarted = try ServerProcess(database: server.databasePath, listen: "127.0.0.1:\(server.port)")
         #expect(try alice.lib("push").status == 0)
         #expect(try serverHistory(restarted, book: "b-7").filter { $0.document?.contains("Later") == true }.count == 1)
-        _ = dir
     }
 
     /// HTTPS through the proxy is a CONNECT tunnel: a refused CONNECT
     /// (CURLINFO_HTTP_CONNECTCODE) is the proxy saying it cannot reach the server.
     @Test func aRefusedTunnelIsTheProxyThatCouldNotReachTheServer() throws {
         let proxy = try TinyProxy()
-        let closed = try freeLoopbackPort()
+        let nothingListens = try LoopbackPortReservation()
+        let closed = nothingListens.port
         let alice = try LibHarness()
         alice.extraEnvironment = ["https_proxy": proxy.url, "no_proxy": "", "NO_PROXY": ""]
         let login = try alice.lib("login", "https://127.0.0.1:\(closed)", "--user", "alice", "--password-stdin", stdin: "alice-demo\n")

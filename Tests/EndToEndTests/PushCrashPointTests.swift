@@ -56,7 +56,9 @@ import TestSupport
         static let storeFiles = ["", "-wal", "-shm"]
 
         static func make() throws -> Snapshot {
-            let (server, dir) = try startDemoServer(arguments: ["--fault-control"])
+            let server = try startDemoServer(arguments: ["--fault-control"])
+            // The snapshot outlives this server: it keeps the directory.
+            let dir = try #require(server.directory)
             let alice = try LibHarness()
             try alice.login("alice", to: server)
             let account = alice.account("alice", on: server)

@@ -7,7 +7,7 @@ import TestSupport
 /// counts; `make test` a few.
 @Suite(.serialized) struct PushStressTests {
     @Test func killedPushesLoseNothingAndSendNothingTwice() throws {
-        let (server, dir) = try startDemoServer(arguments: ["--fault", "delay=20,method=PUT"])
+        let server = try startDemoServer(arguments: ["--fault", "delay=20,method=PUT"])
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let account = alice.account("alice", on: server)
@@ -39,11 +39,10 @@ import TestSupport
             #expect(history.count == trials, "\(book): one version per trial")
             #expect(history.last?.document?.contains("\"copies\":\(trials - 1)") == true)
         }
-        _ = dir
     }
 
     @Test func overlappingPushesSendEachWriteOnce() throws {
-        let (server, dir) = try startDemoServer(arguments: ["--fault", "delay=20,method=PUT"])
+        let server = try startDemoServer(arguments: ["--fault", "delay=20,method=PUT"])
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let books = (0..<20).map { "o-\($0)" }
@@ -73,7 +72,6 @@ import TestSupport
             let order = try serverWriteOrder(server, user: "alice")
             #expect(order.count == books.count * (trial + 1), "trial \(trial): \(order.count) writes applied")
         }
-        _ = dir
     }
 }
 

@@ -7,25 +7,24 @@ import TestSupport
 /// the writes kept.
 @Suite struct PushWaitTests {
     @Test func serverBackAfterThreeSecondsIsPushed() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         #expect(try alice.lib("edit", "books/w-1", "--create", "title=Waiting").status == 0)
         server.stop()
-        let started = monotonicNow()
-        let push = try alice.start(["push", "--wait", "10"])
+        // The deadline only bounds the test: success is the retry after the server came back.
+        let push = try alice.start(["push", "--wait", "60"])
+        // The outage the push must sit through (a condition, not a wait for an event).
         sleep(3)
-        let restarted = try ServerProcess(database: server.databasePath, listen: "127.0.0.1:\(server.port)")
+        let restarted = try server.restarted()
+        #expect(ChildProcessExit.wait(for: push, timeout: 90))
         push.waitUntilExit()
-        let elapsed = monotonicNow() - started
         #expect(push.terminationStatus == 0)
-        #expect(elapsed < 8, "\(elapsed) s")
         #expect(try serverHistory(restarted, book: "w-1").count == 1)
-        _ = dir
     }
 
     @Test func serverDownThroughoutGivesUpAtTheDeadline() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         #expect(try alice.lib("edit", "books/w-2", "--create", "title=Waiting").status == 0)
@@ -36,9 +35,9 @@ import TestSupport
         #expect(push.status == 75, "\(push)")
         #expect(push.stdout.isEmpty, "\(push)")
         #expect(push.stderr == "lib: Couldn't reach 127.0.0.1:\(server.port): connection refused — the server may be down. 1 write is saved on this device.\n", "\(push)")
-        #expect(elapsed > 3 && elapsed <= 11, "\(elapsed) s")
+        // Not before the deadline; the upper bound tells a deadline from none on a busy machine.
+        #expect(elapsed > 3 && elapsed < 30, "\(elapsed) s")
         #expect(try alice.pending() == 1)
-        _ = dir
     }
 
     @Test(.enabled(if: NetworkNamespace.isSupported, NetworkNamespace.skipReason))
@@ -51,17 +50,19 @@ import TestSupport
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var result: CommandResult?
         nonisolated(unsafe) var finished = 0.0
+        // Without the route event it would wait out the 60 s and fail.
         push.async {
-            result = try? net.lib("push", "--wait", "10")
+            result = try? net.lib("push", "--wait", "60")
             finished = monotonicNow()
             done.signal()
         }
+        // Offline for a while (a condition the test sets up).
         sleep(2)
         try net.addRoute()
         let routed = monotonicNow()
         done.wait()
         #expect(result?.status == 0, "\(String(describing: result))")
-        #expect(finished - routed < 1, "pushed \(finished - routed) s after the route appeared")
+        #expect(finished - routed < 30, "pushed \(finished - routed) s after the route appeared")
         #expect(routed - started >= 2)
         #expect(try net.history("w-3") == 1)
     }
@@ -76,7 +77,7 @@ import TestSupport
         let elapsed = monotonicNow() - started
         #expect(push.status == 75, "\(push)")
         #expect(push.stderr.contains("You're offline (no network route to 203.0.113.1). 1 write is saved on this device."), "\(push)")
-        #expect(elapsed >= 9.5 && elapsed < 11.5, "\(elapsed) s")
+        #expect(elapsed >= 9.5 && elapsed < 30, "\(elapsed) s")
         #expect(try net.lib("status", "--porcelain").stdout.contains("pending 1\n"))
     }
 }

@@ -41,23 +41,26 @@ final class RunningWatcher: @unchecked Sendable {
     /// Sends SIGTERM and waits (at most 30 s) for the exit status.
     func terminate(_ signal: Int32 = SIGTERM) -> Int32 {
         kill(process.processIdentifier, signal)
-        for _ in 0..<3000 where process.isRunning { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if !ChildProcessExit.wait(for: process, timeout: 30) { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         return process.terminationStatus
     }
 
-    /// User plus system CPU time so far, in seconds (/proc/PID/stat fields 14 and 15).
-    func cpuSeconds() throws -> Double {
-        let stat = try String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8)
-        // The command name (field 2) is in parentheses and may hold spaces.
-        let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
-        let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
-        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    /// Waits until the watcher watches the configuration directory and
+    /// `accounts` account directories (its inotify watches), that is until
+    /// it has read the account list: what it sees from then on, it acts on.
+    func waitUntilWatching(accounts: Int = 1) -> Bool {
+        ProcessState.waitUntil { ProcessState.inotifyWatchCount(process.processIdentifier) >= 1 + accounts }
+    }
+
+    /// Waits until the watcher sleeps in poll with no timeout: nothing is
+    /// due, and only an event (a write, a route, a signal) can wake it.
+    func waitUntilAsleepWithoutTimeout() -> Bool {
+        ProcessState.waitUntil { ProcessState.mainThreadPollTimeout(process.processIdentifier) == -1 }
     }
 
     /// Waits until standard error has a line containing `text`.
-    func waitForLine(containing text: String, timeout: Double = 20) -> Bool {
+    func waitForLine(containing text: String, timeout: Double = 30) -> Bool {
         waitUntil(timeout: timeout) { self.stderr.contains(text) } != nil
     }
 }

@@ -6,23 +6,25 @@ import TestSupport
 /// server or the route comes back, under the push lock, quietly, and stops
 /// cleanly on SIGTERM.
 @Suite struct PushWatchTests {
-    @Test func anEditReachesTheServerWithinTwoSeconds() throws {
-        let (server, dir) = try startDemoServer()
+    /// Asleep with nothing due, the watcher has no timer that could push:
+    /// the edit arriving at all is the store's inotify event waking it.
+    @Test func anEditWakesTheWatcherAndReachesTheServer() throws {
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let watcher = try RunningWatcher(alice)
-        usleep(300_000)
+        #expect(watcher.waitUntilWatching() && watcher.waitUntilAsleepWithoutTimeout(), "\(watcher.stderr)")
         #expect(watcher.stderr.isEmpty, "nothing to do, nothing said: \(watcher.stderr)")
 
         #expect(try alice.lib("edit", "books/wa-1", "--create", "title=Watched").status == 0)
-        let took = try waitUntil(timeout: 10) { try serverVersions(server, "wa-1") == 1 }
-        #expect(took != nil && took! < 2, "arrived after \(String(describing: took)) s\n\(watcher.stderr)")
+        let took = try waitUntil(timeout: 30) { try serverVersions(server, "wa-1") == 1 }
+        #expect(took != nil, "never arrived\n\(watcher.stderr)")
 
         // A burst of edits goes in one push, one line.
         for index in 0..<5 {
             #expect(try alice.lib("edit", "books/wa-\(index + 2)", "--create", "title=Burst").status == 0)
         }
-        #expect(try waitUntil(timeout: 10) { try alice.pending() == 0 } != nil)
+        #expect(try waitUntil(timeout: 30) { try alice.pending() == 0 } != nil)
         #expect(watcher.terminate() == 0)
         let lines = watcher.stderr.split(separator: "\n")
         let account = alice.account("alice", on: server)
@@ -30,31 +32,34 @@ import TestSupport
         #expect(lines.count <= 3, "one line per push: \(watcher.stderr)")
         #expect(!watcher.stderr.contains("\u{1B}"), "no colour")
         for index in 1...6 { #expect(try serverVersions(server, "wa-\(index)") == 1) }
-        _ = dir
     }
 
-    @Test func aWriteMadeWhileTheServerIsDownArrivesWithinTwoSecondsOfItsReturn() throws {
-        let (server, dir) = try startDemoServer()
+    @Test func aWriteMadeWhileTheServerIsDownArrivesAfterItsReturn() throws {
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let watcher = try RunningWatcher(alice)
+        #expect(watcher.waitUntilWatching(), "\(watcher.stderr)")
         server.stop()
         #expect(try alice.lib("edit", "books/wd-1", "--create", "title=Down").status == 0)
-        sleep(4)
-        let restarted = try ServerProcess(database: server.databasePath, listen: "127.0.0.1:\(server.port)")
-        let took = try waitUntil(timeout: 10) { try serverVersions(restarted, "wd-1") == 1 }
-        #expect(took != nil && took! < 2, "arrived \(String(describing: took)) s after the server came back\n\(watcher.stderr)")
+        #expect(watcher.waitForLine(containing: "connection refused"), "\(watcher.stderr)")
+        // The outage lasts a few retries (the backoff reaches its 1.5 s cap):
+        // a condition the test sets up, not a wait for something to happen.
+        sleep(3)
+        let restarted = try server.restarted()
+        // Past the 1.5 s backoff, only a watcher that stopped retrying misses a 30 s bound.
+        let took = try waitUntil(timeout: 30) { try serverVersions(restarted, "wd-1") == 1 }
+        #expect(took != nil, "never arrived after the server came back\n\(watcher.stderr)")
         #expect(watcher.terminate() == 0)
         // The outage is said once, not at every retry; then the push.
         let refused = watcher.stderr.components(separatedBy: "connection refused").count - 1
         #expect(refused == 1, "\(watcher.stderr)")
         #expect(watcher.stderr.hasSuffix("lib: Pushed 1 write to 127.0.0.1:\(server.port) as \(alice.account("alice", on: server)).\n"),
                 "\(watcher.stderr)")
-        _ = dir
     }
 
     @Test(.enabled(if: NetworkNamespace.isSupported, NetworkNamespace.skipReason))
-    func offlineAWriteIsPushedWithinOneSecondOfTheRouteComingBack() throws {
+    func offlineAWriteIsPushedWhenTheRouteComesBack() throws {
         let net = try OfflineMachine()
         let harness = LibHarness(home: net.home)
         let env = ProcessInfo.processInfo.environment
@@ -65,16 +70,17 @@ import TestSupport
         try net.removeRoute()
         #expect(try net.lib("edit", "books/wn-1", "--create", "title=Offline").status == 0)
         #expect(watcher.waitForLine(containing: "You're offline"), "\(watcher.stderr)")
-        sleep(2)
+        // Offline, it waits for a route event, on no timer.
+        #expect(watcher.waitUntilAsleepWithoutTimeout(), "\(watcher.stderr)")
         #expect(try net.history("wn-1") == 0)
         try net.addRoute()
-        let took = try waitUntil(timeout: 10) { try net.history("wn-1") == 1 }
-        #expect(took != nil && took! < 1, "pushed \(String(describing: took)) s after the route came back\n\(watcher.stderr)")
+        let took = try waitUntil(timeout: 30) { try net.history("wn-1") == 1 }
+        #expect(took != nil, "not pushed after the route came back\n\(watcher.stderr)")
         #expect(watcher.terminate() == 0)
     }
 
     @Test func twoWatchersAndAManualPushSendEachOfTwentyWritesOnce() throws {
-        let (server, dir) = try startDemoServer(arguments: ["--fault", "delay=20,method=PUT"])
+        let server = try startDemoServer(arguments: ["--fault", "delay=20,method=PUT"])
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let first = try RunningWatcher(alice, name: "first")
@@ -92,25 +98,23 @@ import TestSupport
             }
         }
         manual.wait()
-        #expect(try waitUntil(timeout: 20) { try alice.pending() == 0 } != nil)
-        usleep(500_000)
+        #expect(try waitUntil(timeout: 60) { try alice.pending() == 0 } != nil)
         #expect(first.terminate() == 0)
         #expect(second.terminate() == 0)
         let order = try serverWriteOrder(server, user: "alice")
         #expect(order.count == 20, "\(order)")
         #expect(Set(order) == Set(books))
         for book in books { #expect(try serverVersions(server, book) == 1, "\(book)") }
-        _ = dir
     }
 
     @Test func sigtermLetsTheRequestOnTheWireFinishAndExitsZeroWithNothingLost() throws {
-        let (server, dir) = try startDemoServer(arguments: ["--fault", "delay=400,method=PUT"])
+        let server = try startDemoServer(arguments: ["--fault", "delay=400,method=PUT"])
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let books = (0..<10).map { "ws-\($0)" }
         for book in books { #expect(try alice.lib("edit", "books/\(book)", "--create", "title=Stop").status == 0) }
         let watcher = try RunningWatcher(alice)
-        #expect(try waitUntil(timeout: 10) { try serverVersions(server, "ws-0") == 1 } != nil)
+        #expect(try waitUntil(timeout: 30) { try serverVersions(server, "ws-0") == 1 } != nil)
         let status = watcher.terminate()
         #expect(status == 0, "\(watcher.stderr)")
         let sent = try serverWriteOrder(server, user: "alice")
@@ -121,29 +125,29 @@ import TestSupport
         // What was left goes with the next push, and nothing twice.
         #expect(try alice.lib("push").status == 0)
         #expect(try serverWriteOrder(server, user: "alice") == books)
-        _ = dir
     }
 
-    @Test func idleItSleepsInPoll() throws {
-        let (server, dir) = try startDemoServer()
+    /// Idle after a push, the watcher sleeps in poll with no timeout and
+    /// stays asleep: over two seconds its main thread blocks no more times
+    /// (every timed wake-up would add one, and a busy machine adds none).
+    @Test func idleItSleepsInPollWithoutTimeout() throws {
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         #expect(try alice.lib("edit", "books/wi-1", "--create", "title=Idle").status == 0)
         let watcher = try RunningWatcher(alice)
-        #expect(try waitUntil(timeout: 10) { try serverVersions(server, "wi-1") == 1 } != nil)
-        usleep(500_000)
-        let before = try watcher.cpuSeconds()
-        sleep(10)
-        let idle = try watcher.cpuSeconds() - before
-        #expect(idle < 0.020, "\(idle * 1000) ms of CPU in 10 s idle")
-        let status = try String(contentsOfFile: "/proc/\(watcher.process.processIdentifier)/status", encoding: .utf8)
-        let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-        #expect(watcher.terminate() == 0, "\(rss)")
-        _ = dir
+        let pid = watcher.process.processIdentifier
+        #expect(try waitUntil(timeout: 30) { try serverVersions(server, "wi-1") == 1 } != nil)
+        #expect(watcher.waitUntilAsleepWithoutTimeout(), "\(watcher.stderr)")
+        let before = ProcessState.voluntaryContextSwitches(pid)
+        sleep(2)
+        #expect(ProcessState.mainThreadPollTimeout(pid) == -1)
+        #expect(before != nil && ProcessState.voluntaryContextSwitches(pid) == before, "woke up while idle")
+        #expect(watcher.terminate() == 0)
     }
 
     @Test func aRejectedTokenIsSaidOnceAndThatAccountIsNoLongerPushed() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let token = try keyringToken(server: server, user: "alice")
@@ -157,20 +161,18 @@ import TestSupport
         #expect(watcher.terminate() == 0)
         #expect(watcher.stderr.components(separatedBy: "has expired").count - 1 == 1, "\(watcher.stderr)")
         #expect(try alice.pending() == 2)
-        _ = dir
     }
 
     @Test func aWatchedAccountThatLogsOutIsLetGo() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let watcher = try RunningWatcher(alice)
-        usleep(300_000)
+        #expect(watcher.waitUntilWatching(), "\(watcher.stderr)")
         #expect(try alice.lib("logout", "--yes").status == 0)
-        #expect(waitUntil(timeout: 10) { !watcher.process.isRunning } != nil, "\(watcher.stderr)")
+        #expect(ChildProcessExit.wait(for: watcher.process, timeout: 30), "\(watcher.stderr)")
         #expect(watcher.process.terminationStatus == 0)
         #expect(watcher.stderr == "lib: \(alice.account("alice", on: server)) was signed out; no longer pushing its writes.\n")
-        _ = dir
     }
 
     @Test func watchAndWaitDoNotGoTogether() throws {

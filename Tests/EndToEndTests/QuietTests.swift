@@ -6,7 +6,7 @@ import TestSupport
 /// needs a person, and a line once writes have waited too long (issue 12).
 @Suite struct QuietTests {
     @Test func quietPushIsSilentWhenAllIsWellAndWhenTheServerIsDown() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         #expect(try lib.lib("edit", "books/q-1", "--create", "title=Quiet").status == 0)
@@ -19,11 +19,10 @@ import TestSupport
         #expect(down.status == 75, "\(down)")
         #expect(down.stdout.isEmpty && down.stderr.isEmpty, "nothing at all: \(down)")
         #expect(try lib.pending() == 1)
-        _ = _dir
     }
 
     @Test func quietGetFallsBackWithoutALabel() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         #expect(try lib.lib("get", "books/b-7").status == 0)
@@ -32,11 +31,10 @@ import TestSupport
         #expect(loud.status == 0 && loud.stderr.contains("Showing the copy"), "\(loud)")
         let quiet = try lib.lib("get", "books/b-7", "-q")
         #expect(quiet.status == 0 && quiet.stdout.contains("Dune") && quiet.stderr.isEmpty, "\(quiet)")
-        _ = _dir
     }
 
     @Test func quietPushSpeaksOnceTheOldestWriteHasWaitedPastTheThreshold() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         #expect(try lib.lib("edit", "books/q-3", "--create", "title=Old").status == 0)
@@ -50,11 +48,10 @@ import TestSupport
         let lines = old.stderr.split(separator: "\n")
         #expect(lines.count == 1, "one line: \(old)")
         #expect(old.stderr.contains("connection refused") && old.stderr.contains("1 write is saved on this device"), "\(old)")
-        _ = _dir
     }
 
     @Test func quietPushNamesAConflictAndExitsThree() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         try alice.cache(["books/b-7"], from: server, as: "alice")
@@ -66,13 +63,12 @@ import TestSupport
         #expect(push.status == 3, "\(push)")
         #expect(push.stdout.isEmpty, "\(push)")
         #expect(push.stderr == "lib: 1 conflict: books/b-7 — run `lib resolve books/b-7`.\n", "\(push)")
-        _ = _dir
     }
 
     /// Under `--all` with no session bus, each account's keyring failure is
     /// said once, naming the account and what it keeps.
     @Test func pushAllWithoutABusNamesEachAccountOnce() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         try lib.login("bob", to: server)
@@ -90,6 +86,5 @@ import TestSupport
         #expect(lines.filter { $0.hasPrefix("lib: \(alice): ") && $0.contains("1 write is saved on this device") }.count == 1, "\(push)")
         #expect(lines.filter { $0.hasPrefix("lib: \(bob): ") && $0.contains("2 writes are saved on this device") }.count == 1, "\(push)")
         #expect(push.stderr.contains("no D-Bus session bus"), "\(push)")
-        _ = _dir
     }
 }

@@ -9,13 +9,12 @@ import TestSupport
     /// copy and pushes: a conflict (exit 3).
     struct Conflict {
         let server: ServerProcess
-        let dir: TemporaryDirectory
         let alice: LibHarness
         let account: String
     }
 
     func makeConflict(bob bobChanges: [String], alice aliceChanges: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> Conflict {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         try alice.cache(["books/b-7"], from: server, as: "alice")
@@ -28,7 +27,7 @@ import TestSupport
         let push = try alice.lib("push")
         #expect(push.status == 3, "\(push)", sourceLocation: sourceLocation)
         #expect(push.stderr.contains("1 conflict: books/b-7"), "\(push)", sourceLocation: sourceLocation)
-        return Conflict(server: server, dir: dir, alice: alice, account: alice.account("alice", on: server))
+        return Conflict(server: server, alice: alice, account: alice.account("alice", on: server))
     }
 
     @Test func aMergeTakesEachSidesFieldsAndIsPushed() throws {
@@ -77,7 +76,6 @@ import TestSupport
         #expect(bad.status == 2 && bad.stderr.contains("is not a resource path"), "\(bad)")
         let noPath = try alice.lib("resolve", "--merge")
         #expect(noPath.status == 2 && noPath.stderr.contains("--merge needs a PATH"), "\(noPath)")
-        _ = c.dir
     }
 
     @Test func aClashIsNamedAndMineWinsOverTheirs() throws {
@@ -102,7 +100,6 @@ import TestSupport
         let history = try serverHistory(c.server, book: "b-7")
         #expect(history.map(\.updatedBy) == ["demo", try serverUserID(c.server, "bob"), try serverUserID(c.server, "alice")], "\(history)")
         #expect(history.last?.document?.contains("\"title\":\"Dune (alice)\"") == true, "\(history)")
-        _ = c.dir
     }
 
     @Test func theirsKeepsWhatWasMadeOnTopOfMineOffline() throws {
@@ -119,7 +116,6 @@ import TestSupport
         let get = try alice.lib("get", "--offline", "books/b-7")
         #expect(get.status == 0, "\(get)")
         #expect(get.stdout.contains("Dune (bob)") && !get.stdout.contains("Dune (alice)") && get.stdout.contains("1966"), "\(get)")
-        _ = c.dir
     }
 
     @Test func theirsWholeDropsMineAndWhatWasMadeOnTopOfItAfterSayingSo() throws {
@@ -141,7 +137,6 @@ import TestSupport
         let get = try alice.lib("get", "--offline", "books/b-7")
         #expect(get.status == 0, "\(get)")
         #expect(get.stdout.contains("Dune (bob)") && !get.stdout.contains("Dune (alice)") && !get.stdout.contains("1966"), "\(get)")
-        _ = c.dir
     }
 
     @Test func editSettlesAClashWithTheUsersDocument() throws {
@@ -182,11 +177,11 @@ import TestSupport
         #expect(try alice.lib("push").status == 0)
         let latest = try serverHistory(c.server, book: "b-7").last?.document ?? ""
         #expect(latest.contains("\"title\":\"Dune (both)\"") && latest.contains("\"copies\":6"), "\(latest)")
-        _ = (c.dir, scripts)
+        _ = scripts
     }
 
     @Test func aRejectedWriteIsShownAndDiscarded() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let carol = try LibHarness()
         try carol.login("carol", to: server)
         let account = carol.account("carol", on: server)
@@ -213,6 +208,5 @@ import TestSupport
         #expect(status.stdout == "On \(account)\nNothing waiting to be sent.\n", "\(status)")
         #expect(try carol.pending() == 0)
         #expect(try carol.lib("resolve", "-q").stdout.isEmpty)
-        _ = dir
     }
 }

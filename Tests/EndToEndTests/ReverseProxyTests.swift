@@ -10,7 +10,7 @@ import TestSupport
 @Suite(.enabled(if: NginxReverseProxy.isInstalled, "needs nginx (scripts/install-deps.sh)"))
 struct ReverseProxyTests {
     @Test func everythingWorksThroughNginx() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let nginx = try NginxReverseProxy(upstreamPort: server.port)
         let alice = try LibHarness(), bob = try LibHarness()
         for user in [alice, bob] { user.extraEnvironment = ["LIB_CA_BUNDLE": nginx.authority.certificate] }
@@ -47,6 +47,5 @@ struct ReverseProxyTests {
         let resolve = try alice.lib("resolve", "books/b-7", "--theirs")
         #expect(resolve.status == 0, "\(resolve)")
         #expect(nginx.accessLog.contains("PUT /v1/books/b-7 412"), "\(nginx.accessLog)")
-        _ = dir
     }
 }

@@ -28,7 +28,7 @@ import TestSupport
     @Test func aServerThatAddsISBNGetsItFromLibWithNoChangeToLib() throws {
         let files = try TemporaryDirectory("lib-e2e-schema")
         try Self.schemaWithISBN.write(toFile: files.file("book.schema.json"), atomically: true, encoding: .utf8)
-        let (server, dir) = try startDemoServer(arguments: ["--book-schema", files.file("book.schema.json")])
+        let server = try startDemoServer(arguments: ["--book-schema", files.file("book.schema.json")])
         let alice = try LibHarness()
         try alice.login("alice", to: server)
 
@@ -57,11 +57,11 @@ import TestSupport
         server.stop()
         let offline = try alice.lib("edit", "books/b-7", "isbn=0441013597")
         #expect(offline.status == 0, "\(offline)")
-        _ = (dir, files)
+        _ = files
     }
 
     @Test func theBuiltInSchemaIsServedAndRefusesISBN() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let token = try keyringToken(server: server, user: "alice")
@@ -74,7 +74,6 @@ import TestSupport
         let edit = try alice.lib("edit", "books/b-7", "isbn=9780441013593")
         #expect(edit.status == 1, "\(edit)")
         #expect(edit.stderr.contains("'isbn' is not a field of a book"), "\(edit)")
-        _ = dir
     }
 
     @Test func aSchemaTheServerCannotApplyStopsItBeforeItListens() throws {

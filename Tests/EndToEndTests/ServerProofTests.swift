@@ -40,7 +40,7 @@ import TestSupport
 
     @Test(arguments: cases)
     func anAnswerNotFromTheLibraryServerKeepsTheWrite(_ standIn: Case) throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let book = standIn.delete ? "b-8" : "b-7"
@@ -83,14 +83,13 @@ import TestSupport
         #expect(history.count == versionsBefore + 1, "applied exactly once: \(history)")
         #expect(history.last?.updatedBy == (try serverUserID(restarted, "alice")))
         #expect(try alice.pending() == 0)
-        _ = dir
     }
 
     /// The key alone is not proof for a PUT: a stand-in that echoes it
     /// (a proxy passing headers through a broken answer) must also send a
     /// 200/201 JSON book with the path's id and an ETag.
     @Test func anEchoedKeyWithoutTheBookIsNotProof() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         #expect(try alice.lib("get", "books/b-7").status == 0)
@@ -123,7 +122,6 @@ import TestSupport
         let restarted = try ServerProcess(database: server.databasePath, listen: "127.0.0.1:\(port)")
         #expect(try alice.lib("push").status == 0)
         #expect(try serverHistory(restarted, book: "b-7").filter { $0.document?.contains("Proof") == true }.count == 1)
-        _ = dir
     }
 }
 

@@ -7,7 +7,7 @@ import TestSupport
 /// under another account, restored in order for the same identity.
 @Suite struct SetAsideTests {
     @Test func aliceWritesNeverGoOutAsBobAndComeBackForAlice() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         #expect(try lib.lib("get", "books").status == 0)
@@ -52,11 +52,10 @@ import TestSupport
             "SELECT book_id FROM history WHERE updated_by = '\(aliceID)' ORDER BY at, rowid"])
         #expect(order.stdout == "b-7\nb-8\n", "pushed in the order they were made")
         #expect(bobID != aliceID)
-        _ = _dir
     }
 
     @Test func anotherIdentityNeverGetsTheSetAsideWrites() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         #expect(try lib.lib("get", "books/b-7").status == 0)
@@ -70,7 +69,6 @@ import TestSupport
         #expect(!bob.stdout.contains("Restored"), "\(bob)")
         #expect(try lib.lib("status", "--porcelain").stdout.contains("pending 0\n"))
         #expect(try serverHistory(again, book: "b-7").count == 1)
-        _ = _dir
     }
 
     /// Logout racing a push of the same account, at random moments: nothing
@@ -80,7 +78,7 @@ import TestSupport
         let trials = ProcessInfo.processInfo.environment["LIB_STRESS"] == nil ? 5 : 50
         var generator = SystemRandomNumberGenerator()
         for trial in 0..<trials {
-            let (server, _dir) = try startDemoServer(arguments: ["--fault", "delay=40,method=PUT"])
+            let server = try startDemoServer(arguments: ["--fault", "delay=40,method=PUT"])
             let lib = try LibHarness()
             try lib.login("alice", to: server)
             #expect(try lib.lib("get", "books").status == 0)
@@ -116,7 +114,6 @@ import TestSupport
             #expect(Set(titles).count == titles.count, "trial \(trial): a write was applied twice")
             let setAside = try setAsideCount(lib)
             #expect(applied + setAside == writes, "trial \(trial): applied \(applied) + set aside \(setAside) != \(writes)\n\(logout)")
-            _ = _dir
         }
     }
 }

@@ -6,7 +6,7 @@ import TestSupport
 /// pseudo-terminal made by script(1) from util-linux (issue 12).
 @Suite struct TerminalOutputTests {
     @Test func colourOnATerminalOnlyAndNeverWithNoColor() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         #expect(try lib.lib("get", "books").status == 0)
@@ -38,11 +38,10 @@ import TestSupport
         #expect(!piped.stdout.contains("\u{1B}[") && !piped.stderr.contains("\u{1B}["), "\(piped)")
         let pipedError = try lib.lib("get", "books/nope", "--offline")
         #expect(pipedError.stderr.hasPrefix("lib: "), "\(pipedError)")
-        _ = _dir
     }
 
     @Test func tablesFitTheTerminalAndSortIdsNaturally() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         #expect(try lib.lib("get", "books").status == 0)
@@ -57,11 +56,10 @@ import TestSupport
         #expect(narrow.stdout.contains("…"), "cut text ends with an ellipsis: \(narrow)")
         let ids = lines.dropFirst().map { String($0.prefix { $0 != " " }) }
         #expect(ids == (1...20).map { "b-\($0)" }, "natural order: \(ids)")
-        _ = _dir
     }
 
     @Test func longOutputGoesThroughThePagerOnATerminalOnly() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         #expect(try lib.lib("get", "books").status == 0)
@@ -70,6 +68,5 @@ import TestSupport
         #expect(terminal.stdout.contains("paged:ID"), "\(terminal)")
         let piped = try lib.lib(["get", "books", "--offline"], environment: pager)
         #expect(!piped.stdout.contains("paged:"), "\(piped)")
-        _ = _dir
     }
 }

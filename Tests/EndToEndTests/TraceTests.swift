@@ -13,7 +13,7 @@ import TestSupport
     }
 
     @Test func verboseGetTracesTheRequestAndNeverTheToken() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         let secret = try token(lib, server, user: "alice")
@@ -46,15 +46,13 @@ import TestSupport
         let puts = push.stderr.split(separator: "\n").filter { $0.contains(" PUT ") }
         #expect(puts.count == 2 && puts[0].contains("PUT \(server.baseURL)/v1/books/b-1 -> 200") && puts[1].contains("connection reused"), "\(push)")
         #expect(!push.stderr.contains(secret), "\(push)")
-        _ = _dir
     }
 
     @Test func withoutVerboseNothingIsTraced() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         let get = try lib.lib("get", "books/b-7")
         #expect(get.status == 0 && get.stderr.isEmpty, "\(get)")
-        _ = _dir
     }
 }

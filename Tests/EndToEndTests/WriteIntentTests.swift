@@ -11,13 +11,12 @@ import TestSupport
 @Suite(.serialized) struct WriteIntentTests {
     struct Library {
         let server: ServerProcess
-        let dir: TemporaryDirectory
         let alice: LibHarness
         let bob: LibHarness
 
         init() throws {
-            dir = try TemporaryDirectory("lib-e2e-intent")
-            server = try ServerProcess(database: try TestDatabase.fresh(in: dir))
+            let dir = try TemporaryDirectory("lib-e2e-intent")
+            server = try ServerProcess(database: try TestDatabase.fresh(in: dir), owning: dir)
             alice = try LibHarness()
             bob = try LibHarness()
             try alice.login("alice", to: server)
@@ -82,7 +81,6 @@ import TestSupport
         #expect(book["author"] == "B-author", "bob's second write is kept\n\(book)")
         #expect(book["copies"] == 22, "alice's newest copies are kept\n\(book)")
         #expect(try l.run(l.bob, "status", "--porcelain").stdout.contains("pending 0\nconflicts 0\n"))
-        _ = l.dir
     }
 
     /// With no other user at all, the second sign-in's write goes on top of
@@ -98,7 +96,6 @@ import TestSupport
         _ = try l.run(l.bob, "push")
         let book = try l.book()
         #expect(book["title"] == "Bob's title" && book["author"] == "B-author", "\(book)")
-        _ = l.dir
     }
 
     /// A write settled once goes against the version it was settled on: the
@@ -128,7 +125,6 @@ import TestSupport
         _ = try l.run(l.bob, "push")
         let book = try l.book()
         #expect(book["title"] == "Bob's title" && book["copies"] == 1, "alice's copies 1 is kept\n\(book)")
-        _ = l.dir
     }
 
     /// "Sent" only once the request may have reached the server: a refused
@@ -147,7 +143,6 @@ import TestSupport
         #expect(sent == [.bool(false), .bool(false)], "\(json)")
         let discard = try l.run(l.bob, "discard", "books/b-2")
         #expect(discard.stdout.hasPrefix("Discarded 1 write of books/b-2"), "\(discard)")
-        _ = l.dir
     }
 
     @Test func aWriteHeldBehindAConflictIsNotSent() throws {
@@ -161,6 +156,5 @@ import TestSupport
         #expect(!short.contains("MS"), "\(short)")
         _ = try l.run(l.bob, "discard", "books/b-1")
         #expect(try l.book()["title"] == "Alice's title")
-        _ = l.dir
     }
 }

@@ -62,29 +62,33 @@ import TestSupport
         let bus = try PrivateSessionBus(.unlockedKeyring(password: password))
         defer { bus.stop() }
         let token = "secret-token-\(UUID().uuidString)"
-        let stored = try KeyringCheckTool.run(["store", server, "u1", "alice"], environment: bus.environment(), stdin: token + "\n")
+        let stored = try KeyringCheckTool.run(["--timeout", "30", "store", server, "u1", "alice"], environment: bus.environment(), stdin: token + "\n")
         try #require(stored.succeeded, "\(stored)")
         try bus.lockLoginKeyring()
 
         // Without a display, gnome-keyring's prompt fails at once and comes
-        // back "dismissed"; that is reported as locked, with the fix.
+        // back "dismissed"; that is reported as locked, with the fix. A call
+        // that waited for the prompt instead would end "unlock-timed-out"
+        // after the 60 s unlock deadline; the 30 s call deadline leaves a
+        // loaded machine room to answer.
         for command in ["lookup", "delete", "store"] {
             let run = try KeyringCheckTool.run(
-                [command, server, "u1", "alice"], environment: bus.environment(), stdin: "other-token\n")
+                ["--timeout", "30", "--unlock-timeout", "60", command, server, "u1", "alice"], environment: bus.environment(),
+                stdin: "other-token\n")
             #expect(run.result.status == 4, "\(run)")
             #expect(run.errorKind == "locked", "\(run)")
             #expect(run.result.stderr.contains("gnome-keyring-daemon --replace --unlock"), "\(run)")
             #expect(!run.result.stderr.contains(token) && !run.result.stdout.contains(token), "\(run)")
-            #expect(run.seconds < 3, "a prompt that cannot be shown must not wait: \(run)")
+            #expect(run.seconds < 30, "a prompt that cannot be shown must not wait: \(run)")
         }
         // Where a prompt could have been shown, the same answer means someone dismissed it.
         let withDisplay = try KeyringCheckTool.run(
-            ["lookup", server, "u1"], environment: bus.environment(adding: ["DISPLAY": ":99"]))
+            ["--timeout", "30", "lookup", server, "u1"], environment: bus.environment(adding: ["DISPLAY": ":99"]))
         #expect(withDisplay.errorKind == "prompt-dismissed", "\(withDisplay)")
 
         // The fix the message gives works, and the token survived.
         try bus.unlockLoginKeyring(password: password)
-        let unlocked = try KeyringCheckTool.run(["lookup", server, "u1"], environment: bus.environment())
+        let unlocked = try KeyringCheckTool.run(["--timeout", "30", "lookup", server, "u1"], environment: bus.environment())
         #expect(unlocked.succeeded && unlocked.output == token, "\(unlocked)")
     }
 
@@ -103,7 +107,8 @@ import TestSupport
             #expect(run.result.status == 4, "\(run)")
             #expect(run.errorKind == "timed-out", "\(run)")
             #expect(run.result.stderr.contains("did not answer within 1 s"), "\(run)")
-            #expect(run.seconds >= 1 && run.seconds < 3, "\(run)")
+            // At least the deadline; the upper bound only tells a deadline from none (a stopped daemon never answers).
+            #expect(run.seconds >= 1 && run.seconds < 20, "\(run)")
         }
     }
 
@@ -117,7 +122,7 @@ import TestSupport
             ["--timeout", "5", "--unlock-timeout", "1", "lookup", server, "u1"], environment: bus.environment())
         #expect(run.errorKind == "unlock-timed-out", "\(run)")
         #expect(run.result.stderr.contains("not answered within 1 s"), "\(run)")
-        #expect(run.seconds >= 1 && run.seconds < 3, "\(run)")
+        #expect(run.seconds >= 1 && run.seconds < 20, "\(run)")
     }
 
     @Test func busThatNeverAnswersTimesOut() throws {
@@ -128,7 +133,7 @@ import TestSupport
             ["--timeout", "1", "lookup", server, "u1"],
             environment: ["PATH": "/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(listener.path)"])
         #expect(run.errorKind == "timed-out", "\(run)")
-        #expect(run.seconds >= 1 && run.seconds < 3, "\(run)")
+        #expect(run.seconds >= 1 && run.seconds < 20, "\(run)")
     }
 
     @Test func cronFindsTheBusInTheRuntimeDirectory() throws {

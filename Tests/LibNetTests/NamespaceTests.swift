@@ -67,7 +67,8 @@ struct NamespaceTests {
         #expect(result.classification == "timeout-connect", "\(result)")
         #expect(result.explanation == "Couldn't reach 192.0.2.10:8080: timed out after 1 s.")
         #expect(result.status == 75)
-        #expect(elapsed >= 0.9 && elapsed < 2.0, "took \(elapsed) s for a 1 s bound")
+        // Never early; late only by a busy machine's delay (unbounded, the kernel's SYN retries take 127 s).
+        #expect(elapsed >= 0.9 && elapsed < 20, "took \(elapsed) s for a 1 s bound")
     }
 
     /// A route exists, the resolver answers "port unreachable" at once: the
@@ -103,11 +104,17 @@ struct NamespaceTests {
         // delay the start and shorten the wait being measured.
         let watcher = Process()
         watcher.executableURL = URL(fileURLWithPath: NetworkNamespace.ip)
-        watcher.arguments = ["netns", "exec", namespace.name, NetCheck.path, "wait-path", "books.example", "--deadline", "6"]
+        watcher.arguments = ["netns", "exec", namespace.name, NetCheck.path, "wait-path", "books.example", "--deadline", "60"]
         let output = Pipe()
         watcher.standardOutput = output
         try watcher.run()
         defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) } }
+        // Asleep in poll until about its deadline, not on a short timer:
+        // only the route event can wake it before then.
+        let pid = watcher.processIdentifier
+        #expect(ProcessState.waitUntil { (ProcessState.mainThreadPollTimeout(pid) ?? 0) > 30_000 || !watcher.isRunning })
+        #expect(ProcessState.mainThreadPollTimeout(pid).map { $0 > 30_000 } == true, "not asleep until its deadline")
+        // Waiting a while (a condition the test sets up).
         Thread.sleep(forTimeInterval: 1.5)
         #expect(watcher.isRunning, "the watcher ended before the route was added")
         try namespace.ip(["route", "add", "default", "via", "198.51.100.1"])
@@ -118,8 +125,8 @@ struct NamespaceTests {
         #expect(watcher.terminationStatus == 0, "\(stdout)")
         #expect(stdout.hasPrefix("available after "), "\(stdout)")
         let waited = Double(stdout.dropFirst("available after ".count).dropLast(2)) ?? -1
-        #expect(waited >= 1.4 && waited < 2.5, "\(stdout)")
-        #expect(afterRoute < 1.0, "woke \(afterRoute) s after the route was added")
+        #expect(waited >= 1.4 && waited < 60, "\(stdout)")
+        #expect(afterRoute < 30, "woke \(afterRoute) s after the route was added")
     }
 
     @Test func watcherGivesUpAtItsDeadline() throws {
@@ -129,7 +136,7 @@ struct NamespaceTests {
         let elapsed = Date().timeIntervalSince(start)
         #expect(result.status == 75, "\(result)")
         #expect(result.stdout.hasPrefix("gave up after 1.0"), "\(result)")
-        #expect(elapsed >= 1.0 && elapsed < 1.8, "took \(elapsed) s")
+        #expect(elapsed >= 1.0 && elapsed < 20, "took \(elapsed) s")
     }
 
     @Test func watcherReturnsAtOnceWhenAlreadyOnline() throws {

@@ -24,10 +24,12 @@ struct TLSTests {
     /// `openssl s_server -www` on 127.0.0.1 at a free port; killed on release.
     final class TLSServer: @unchecked Sendable {
         let process = Process()
-        let port: UInt16
+        /// Held while the server runs: nobody else takes the port meanwhile.
+        private let reservation: LoopbackPortReservation
+        var port: UInt16 { UInt16(reservation.port) }
 
         init(certificate: String, key: String) throws {
-            port = UInt16(try freeLoopbackPort())
+            reservation = try LoopbackPortReservation()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
             process.arguments = ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key, "-www", "-quiet"]
             process.standardOutput = FileHandle.nullDevice
@@ -35,7 +37,9 @@ struct TLSTests {
             process.standardInput = FileHandle.nullDevice
             try process.run()
             // Wait until it accepts connections.
-            for _ in 0..<100 {
+            // Until it accepts connections; 30 s bounds a server that never starts, and one that exited fails at once.
+            let deadline = Date().addingTimeInterval(30)
+            while process.isRunning && Date() < deadline {
                 if Self.accepts(port) { return }
                 usleep(20_000)
             }

@@ -77,7 +77,7 @@ import TestSupport
     }
 
     @Test func secondRequestWhileTheFirstIsInFlightIs409() throws {
-        let demo = try DemoServer(extraArguments: ["--fault", "delay=3000,method=PUT,times=1"])
+        let demo = try DemoServer(extraArguments: ["--fault", "delay=5000,method=PUT,times=1"])
         let alice = try demo.signIn("alice")
         let etag = try alice.etag(of: "b-7")
         let body = #"{"title":"Slow"}"#
@@ -88,12 +88,16 @@ import TestSupport
         }
         let other = try demo.signIn("alice")
         thread.start()
-        // The first request sits in its in-flight window for 3 s; 1 s in, it has claimed its key even on a busy machine.
-        usleep(1_000_000)
+        // The first request claims its key (a row the server commits), then sits in its in-flight window for 5 s.
+        let claimed = try ProcessState.waitUntil {
+            try TestDatabase.query(demo.server.databasePath, "SELECT count(*) FROM idempotency WHERE key = 'slow-key'")
+                .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+        }
+        try #require(claimed, "the first request never claimed its key")
         let second = try SignedInClient(client: other.client, token: alice.token, userID: alice.userID)
             .put("b-7", body, ifMatch: etag, key: "slow-key")
         #expect(second.status == 409)
-        while firstStatus.get() == nil { usleep(20_000) }
+        #expect(ProcessState.waitUntil(timeout: 60) { firstStatus.get() != nil })
         #expect(firstStatus.get() == 200)
         let third = try other.put("b-7", body, ifMatch: etag, key: "slow-key")
         #expect(third.status == 200)
