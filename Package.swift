@@ -99,6 +99,10 @@ let package = Package(
 
         // The client.
         .target(name: "LibNet", dependencies: ["CCurl", "CNetworkManager", "LibBase", "LibHTTP"], swiftSettings: startUp),
+        // Protocol v1 as lib speaks it: requests, the proof an answer is the
+        // library server's, reads and writes with typed outcomes, the book
+        // rules and schema. Knows nothing of commands or accounts.
+        .target(name: "LibClient", dependencies: ["LibBase", "LibBookSchema", "LibHTTP", "LibJSON", "LibNet"], swiftSettings: startUp),
         // A developer's diagnostic: one request or probe, classified and explained.
         .executableTarget(name: "lib-net-check", dependencies: ["LibNet"]),
         .target(name: "LibAccounts", dependencies: ["LibBase"], swiftSettings: startUp),
@@ -107,7 +111,7 @@ let package = Package(
         .executableTarget(name: "lib-keyring-check", dependencies: ["LibKeyring"]),
         .target(name: "LibSync", dependencies: ["LibBase", "LibStore", "LibJSON"], swiftSettings: startUp),
         .target(name: "LibCLI", dependencies: ["LibBase", "LibJSON"], swiftSettings: startUp),
-        .target(name: "LibCommands", dependencies: ["CSignals", "LibBase", "LibCLI", "LibNet", "LibKeyring", "LibSync", "LibAccounts", "LibJSON", "LibBookSchema", "LibStore"],
+        .target(name: "LibCommands", dependencies: ["CSignals", "LibBase", "LibCLI", "LibClient", "LibNet", "LibKeyring", "LibSync", "LibAccounts", "LibJSON", "LibBookSchema", "LibStore"],
                 swiftSettings: startUp),
 
         // lib: a static executable, so that every command starts as fast as
@@ -138,7 +142,7 @@ let package = Package(
         // scripts/build-fuzz-target.sh), replayed over the saved inputs.
         .testTarget(
             name: "FuzzRegressionTests",
-            dependencies: ["LibBase", "LibJSON", "LibHTTP", "LibHTTPServer", "LibNet", "LibCLI", "LibCommands", "LibSync", "LibAccounts"],
+            dependencies: ["LibBase", "LibJSON", "LibHTTP", "LibHTTPServer", "LibNet", "LibCLI", "LibClient", "LibCommands", "LibSync", "LibAccounts"],
             path: "Tests/Fuzz", exclude: ["Corpus", "Regressions", "Dictionaries", "README.md"]),
     ]
 )

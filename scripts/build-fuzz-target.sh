@@ -33,7 +33,9 @@ targets=(
 module_graph=$out/module-graph.txt
 mkdir -p "$out"
 if [ ! -e "$module_graph" ] || [ "$root/Package.swift" -nt "$module_graph" ]; then
-  (cd "$root" && swift package describe --type json) | python3 -c '
+  # A scratch path of its own: the package's .build is locked while
+  # `swift test` runs, and FuzzRegressionTests runs this script.
+  (cd "$root" && swift package --scratch-path "$out/describe" describe --type json) | python3 -c '
 import json, sys
 for target in json.load(sys.stdin)["targets"]:
     print(target["name"], target["module_type"], *target.get("target_dependencies", []))

@@ -1,3 +1,5 @@
+import LibBase
+
 /// Turns `lib`'s arguments into a `ParseOutcome`, with gh's and GNU's
 /// conventions: global options anywhere on the line; `--opt value`,
 /// `--opt=value`, combined short flags (`-qA alice`); `--` ends options.

@@ -1,3 +1,5 @@
+import LibBase
+
 /// Records the options of one scope (the global options, or one command's),
 /// rejecting repeats and conflicts and checking values against their kind.
 struct OptionCollector {

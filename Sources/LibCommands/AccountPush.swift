@@ -5,6 +5,7 @@ import LibCLI
 import LibNet
 import LibSync
 import LibBase
+import LibClient
 
 /// One account's push, start to end: take the account's push lock (waiting
 /// within the budget), read its generation, send the outbox in order over
@@ -117,8 +118,8 @@ struct AccountPush {
         defer { withExtendedLifetime(lock) {} }
 
         let token = try workspace.token()
-        var sender = HTTPWriteSender(api: workspace.api(token: token), deadline: deadline, stopRequested: stopRequested)
-        sender.rules = try BookRules.forAccount(store)
+        var sender = HTTPWriteSender(api: workspace.api(token: token), rules: try BookRules.forAccount(store),
+                                     deadline: deadline, stopRequested: stopRequested)
         var backoff = RetryBackoff()
         var tally = Tally()
         while true {

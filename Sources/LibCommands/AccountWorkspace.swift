@@ -7,6 +7,7 @@ import LibKeyring
 import LibNet
 import LibSync
 import LibBase
+import LibClient
 
 /// The account a command acts on (`-A`, else `LIB_ACCOUNT`, else the
 /// current one) and the ways to reach its files, its token and its server.

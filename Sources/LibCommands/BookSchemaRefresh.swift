@@ -1,6 +1,6 @@
-import LibBookSchema
-import LibSync
 import LibBase
+import LibClient
+import LibSync
 
 /// Keeps the account's copy of the server's book schema current, riding on
 /// reads: before a read, a conditional `GET /v1/schemas/book` on the same
@@ -14,18 +14,13 @@ enum BookSchemaRefresh {
     static func ifStale(_ api: ServerAPI, store: AccountStore, now: UnixSeconds) {
         let stored = try? store.cache.bookSchema()
         if let stored, now - stored.checkedAt < maximumAge, now >= stored.checkedAt { return }
-        var headers: [(String, String)] = []
-        if let etag = stored?.etag { headers.append(("If-None-Match", etag)) }
-        guard let answer = try? api.send("GET", "/v1/schemas/book", headers: headers) else { return }
-        switch answer.status {
-        case 304 where stored != nil:
+        switch BookSchemaFetch.conditional(api, etag: stored?.etag) {
+        case .notModified?:
             try? store.cache.markBookSchemaChecked(at: now)
-        case 200:
-            let text = String(decoding: answer.body, as: UTF8.self)
+        case .schema(let text, let etag)?:
             // Only a schema that can be applied replaces the one in use.
-            guard (try? BookSchema(text: text)) != nil else { return }
-            try? store.cache.saveBookSchema(text: text, etag: answer.headers["ETag"], at: now)
-        default:
+            try? store.cache.saveBookSchema(text: text, etag: etag, at: now)
+        case nil:
             return
         }
     }

@@ -1,6 +1,7 @@
 import LibBookSchema
 import LibCLI
 import LibSync
+import LibClient
 
 /// Offers the document paths cached for the account the command line names,
 /// for `lib __complete paths` (every TAB): the store opened read-only,

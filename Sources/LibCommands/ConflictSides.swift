@@ -2,6 +2,7 @@ import LibCLI
 import LibJSON
 import LibSync
 import LibBase
+import LibClient
 
 /// The write that waits (a conflict or a rejection) and the writes of the
 /// same path queued after it, made on top of it.

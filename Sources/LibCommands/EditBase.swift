@@ -2,6 +2,7 @@ import LibCLI
 import LibJSON
 import LibSync
 import LibBase
+import LibClient
 
 /// What an edit of one document starts from: the document as this device
 /// knows it (its `LocalVersion`: the cached copy with the pending writes'
@@ -45,7 +46,7 @@ struct EditBase {
         do {
             let api = workspace.api(token: try workspace.token())
             BookSchemaRefresh.ifStale(api, store: store, now: workspace.context.now().secondsSince1970)
-            answer = try ResourceFetcher(api: api, workspace: workspace, rules: try BookRules.forAccount(store))
+            answer = try ResourceFetcher(api: api, rules: try BookRules.forAccount(store), explain: { workspace.explain($0, pendingWrites: 0) })
                 .document(path, cachedETag: nil)
         } catch let failure as CommandFailure {
             throw CommandFailure("\(key) is not on this device yet and couldn't be fetched: \(failure.message) Run `lib get \(key)` while online, then edit it.",

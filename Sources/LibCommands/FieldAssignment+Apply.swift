@@ -1,5 +1,6 @@
 import LibCLI
 import LibJSON
+import LibClient
 
 extension FieldAssignment {
     /// The JSON value this assignment gives its field. A `FIELD:=JSON` whose

@@ -1,6 +1,7 @@
 import LibJSON
 import LibSync
 import LibBase
+import LibClient
 
 /// What the account's store alone can show for a path: the cached copy (of
 /// a document, or of a collection's members) with the unsent writes applied.

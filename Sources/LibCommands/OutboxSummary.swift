@@ -1,4 +1,5 @@
 import LibSync
+import LibBase
 
 /// An account's outbox counts, read without creating or migrating anything
 /// (a missing store has nothing pending). Used where speed matters: `lib

@@ -1,5 +1,6 @@
 import LibJSON
 import LibSync
+import LibBase
 
 /// The writes of one path still in the outbox (pending, in conflict or
 /// rejected): none of them has reached the server, so what they change is

@@ -2,6 +2,7 @@ import LibCLI
 import LibJSON
 import LibSync
 import LibBase
+import LibClient
 
 /// `lib push --json` (docs/json/push.schema.json): per account, each write
 /// sent with its outcome, the counts left, and what the text would say.

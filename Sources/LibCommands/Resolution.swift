@@ -2,6 +2,7 @@ import LibCLI
 import LibJSON
 import LibSync
 import LibBase
+import LibClient
 
 /// Settles one conflict or rejected write (`lib resolve PATH --…`).
 struct Resolution {

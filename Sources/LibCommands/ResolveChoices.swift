@@ -1,5 +1,6 @@
 import LibSync
 import LibJSON
+import LibBase
 
 /// What each way of settling a conflict would do, for `lib resolve PATH`:
 /// one line per option, so that the user chooses knowing what is kept and

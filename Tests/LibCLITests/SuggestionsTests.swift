@@ -1,4 +1,5 @@
 import LibCLI
+import LibBase
 import Testing
 
 @Test(arguments: [

@@ -2,6 +2,7 @@ import LibCLI
 import LibJSON
 import LibSync
 import LibBase
+import LibClient
 
 /// `lib diff [PATH]`: what each write of the outbox changes, field by field,
 /// old → new against the version it was based on; for a conflict, the
@@ -11,7 +12,7 @@ enum Diff {
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
         var path: ResourcePath?
         if let text = parsed.argument(DiffSyntax.path) {
-            path = try ResourcePath(parsing: text)
+            path = try ResourcePath.argument(text)
         }
         let workspace = try AccountWorkspace(context)
         let store = try workspace.openStore()

@@ -2,6 +2,7 @@ import LibCLI
 import LibJSON
 import LibSync
 import LibBase
+import LibClient
 
 /// `lib discard PATH... | --all [--force] [--yes]`: takes back every write
 /// of each PATH (pending, in conflict or rejected), in one transaction,
@@ -28,7 +29,7 @@ enum Discard {
         }
         var paths: [ResourcePath] = []
         for text in texts {
-            let path = try ResourcePath(parsing: text)
+            let path = try ResourcePath.argument(text)
             guard path.isDocument else {
                 throw UsageError("'\(text)' is a collection; discard the writes of one of its documents, such as '\(path.collection)/b-7'",
                                  command: "discard")

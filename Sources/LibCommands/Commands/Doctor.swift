@@ -8,6 +8,7 @@ import LibKeyring
 import LibNet
 import LibStore
 import LibBase
+import LibClient
 
 /// `lib doctor`: checks, in the order a failure in one explains the next,
 /// the session bus, the Secret Service, each account's token, store and

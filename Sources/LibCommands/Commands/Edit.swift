@@ -2,6 +2,7 @@ import LibCLI
 import LibJSON
 import LibSync
 import LibBase
+import LibClient
 
 /// `lib edit PATH [FIELD=STRING | FIELD:=JSON ...] [--create] [--delete] [--push]`
 ///
@@ -25,7 +26,7 @@ enum Edit {
 
     static func options(_ parsed: ParsedCommand) throws(UsageError) -> Options {
         let text = parsed.argument(EditSyntax.path) ?? ""
-        let path = try ResourcePath(parsing: text)
+        let path = try ResourcePath.argument(text)
         guard let id = path.id else {
             throw UsageError("'\(text)' is a collection; edit one of its documents, such as '\(path.collection)/b-7'", command: "edit")
         }

@@ -4,6 +4,7 @@ import Glibc
 import LibCLI
 import LibSync
 import LibBase
+import LibClient
 
 /// `lib get PATH [--offline | --fresh] [--timeout SECONDS]`: the fresh
 /// document when the server answers, else the last known copy, labelled on
@@ -19,7 +20,7 @@ enum Get {
 
     static func options(_ parsed: ParsedCommand) throws -> Options {
         let path: ResourcePath
-        do { path = try ResourcePath(parsing: parsed.argument(GetSyntax.path) ?? "") } catch {
+        do { path = try ResourcePath.argument(parsed.argument(GetSyntax.path) ?? "") } catch {
             throw UsageError(error.message, command: GetSyntax.command.name)
         }
         let freshness: Freshness = parsed.isSet(GetSyntax.offline) ? .offline : parsed.isSet(GetSyntax.fresh) ? .fresh : .preferFresh
@@ -43,7 +44,7 @@ enum Get {
             var api = workspace.api(token: try workspace.token(), timeout: budget)
             api.deadline = budget.map { MonotonicClock.now() + $0 }
             BookSchemaRefresh.ifStale(api, store: store, now: context.now().secondsSince1970)
-            let fetcher = ResourceFetcher(api: api, workspace: workspace, rules: try BookRules.forAccount(store))
+            let fetcher = ResourceFetcher(api: api, rules: try BookRules.forAccount(store), explain: { workspace.explain($0, pendingWrites: 0) })
             answer = options.path.isDocument
                 ? .document(try fetcher.document(options.path, cachedETag: cached?.etag))
                 : .collection(try fetcher.collection(options.path))

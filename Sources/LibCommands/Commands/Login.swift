@@ -223,4 +223,5 @@ enum Login {
 #if canImport(Glibc)
 import Glibc
 import LibBase
+import LibClient
 #endif

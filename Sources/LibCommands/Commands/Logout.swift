@@ -114,4 +114,5 @@ extension Logout {
 #if canImport(Glibc)
 import Glibc
 import LibBase
+import LibClient
 #endif

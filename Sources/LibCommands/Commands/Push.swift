@@ -1,6 +1,7 @@
 import LibAccounts
 import LibCLI
 import LibBase
+import LibClient
 
 /// `lib push [--wait DURATION | --watch] [--all]`: sends the outbox of the account (or
 /// of every signed-in account, one after the other, each with its own token

@@ -3,6 +3,7 @@ import LibJSON
 import LibStore
 import LibSync
 import LibBase
+import LibClient
 
 /// `lib resolve [PATH] [--mine | --theirs [--whole] | --merge | --edit | --discard] [--yes]`
 ///
@@ -57,7 +58,7 @@ enum Resolve {
         let action = try action(parsed)
         var path: ResourcePath?
         if let text = parsed.argument(ResolveSyntax.path) {
-            let parsedPath = try ResourcePath(parsing: text)
+            let parsedPath = try ResourcePath.argument(text)
             guard parsedPath.isDocument else {
                 throw UsageError("'\(text)' is a collection; resolve one of its documents, such as '\(parsedPath.collection)/b-7'",
                                  command: "resolve")

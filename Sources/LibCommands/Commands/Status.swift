@@ -6,6 +6,7 @@ import LibSync
 #if canImport(Glibc)
 import Glibc
 import LibBase
+import LibClient
 #endif
 
 /// `lib status [--short | --porcelain | --prompt] [--all]`: what waits to be

@@ -3,6 +3,7 @@ import LibCLI
 import LibJSON
 import LibSync
 import LibBase
+import LibClient
 
 /// `lib switch [ACCOUNT]`: sets the current account, or lists them.
 enum Switch {

@@ -1,6 +1,7 @@
 @testable import LibCLI
 @testable import LibCommands
 import LibJSON
+import LibClient
 
 /// What users type: `FIELD=STRING` / `FIELD:=JSON` assignments, resource
 /// paths, and whole `lib` command lines. Never a crash; an assignment

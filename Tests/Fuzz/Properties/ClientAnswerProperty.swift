@@ -4,6 +4,7 @@ import LibJSON
 @testable import LibNet
 @testable import LibSync
 import LibBase
+import LibClient
 
 /// How lib reads an answer, as push and get see it: the header block as
 /// libcurl hands it over (status line, fields, folded lines), then the
@@ -48,7 +49,7 @@ enum ClientAnswerProperty: FuzzProperty {
         let api = ServerAPI(transport: Replay(response: response), origin: origin, token: nil)
 
         for method in [OutboxItem.Method.put, .delete] {
-            var sender = HTTPWriteSender(api: api, deadline: nil)
+            var sender = HTTPWriteSender(api: api, rules: .builtIn, deadline: nil)
             let outcome = sender.send(item(method))
             switch outcome {
             case .applied:

@@ -1,5 +1,3 @@
-import LibCLI
-
 /// A resource path relative to the API root, as users type it: `books` (a
 /// collection) or `books/b-7` (a document). Anything else — `../x`, an empty
 /// path, spaces, a full URL — is refused before anything is read or sent.
@@ -9,11 +7,16 @@ public struct ResourcePath: Sendable, Hashable, CustomStringConvertible {
 
     public static let collections = ["books"]
 
-    public init(parsing text: String) throws(UsageError) {
-        func refuse(_ why: String) -> UsageError {
-            UsageError("'\(text)' is not a resource path: \(why). Use a path such as 'books' or 'books/b-7'")
+    /// Why a text is not a resource path, as a sentence.
+    public struct Invalid: Error, Equatable, Sendable {
+        public let message: String
+    }
+
+    public init(parsing text: String) throws(Invalid) {
+        func refuse(_ why: String) -> Invalid {
+            Invalid(message: "'\(text)' is not a resource path: \(why). Use a path such as 'books' or 'books/b-7'")
         }
-        if text.isEmpty { throw UsageError("the resource path is empty. Use a path such as 'books' or 'books/b-7'") }
+        if text.isEmpty { throw Invalid(message: "the resource path is empty. Use a path such as 'books' or 'books/b-7'") }
         if text.contains("://") { throw refuse("give the path on the server, not a URL (the server comes from the account)") }
         var trimmed = Substring(text)
         if trimmed.hasPrefix("/") { trimmed = trimmed.dropFirst() }
@@ -51,7 +54,7 @@ public struct ResourcePath: Sendable, Hashable, CustomStringConvertible {
     /// `/v1/books/b-7`: the request target on the server.
     public var apiPath: String { "/v1/" + description }
 
-    static func isValidID(_ id: String) -> Bool {
+    public static func isValidID(_ id: String) -> Bool {
         guard !id.isEmpty, id.utf8.count <= 128, id != ".", id != ".." else { return false }
         return id.utf8.allSatisfy { b in
             (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)

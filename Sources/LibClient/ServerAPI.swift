@@ -1,23 +1,29 @@
-import LibAccounts
 import LibJSON
 import LibNet
 import LibBase
 
 /// Protocol v1 requests to one server, as one account (or none, to sign in).
 /// Sends through the given transport, so one connection serves a whole push.
-struct ServerAPI {
-    let transport: any HTTPTransport
-    let origin: ServerOrigin
+public struct ServerAPI {
+    public let transport: any HTTPTransport
+    public let origin: ServerOrigin
     /// The bearer token; nil before sign-in.
-    let token: String?
+    public let token: String?
     /// Monotonic seconds by which every request must be over (`push
     /// --wait`): each one's timeouts are capped to what is left. nil: none.
-    var deadline: Double? = nil
+    public var deadline: Double? = nil
 
-    var endpoint: ServerOrigin { origin }
+    public init(transport: any HTTPTransport, origin: ServerOrigin, token: String?, deadline: Double? = nil) {
+        self.transport = transport
+        self.origin = origin
+        self.token = token
+        self.deadline = deadline
+    }
+
+    public var endpoint: ServerOrigin { origin }
 
     /// Sends a request to `/v1/...`; every HTTP status comes back as a response.
-    func send(_ method: String, _ target: String, headers: [(String, String)] = [], json: JSONValue? = nil,
+    public func send(_ method: String, _ target: String, headers: [(String, String)] = [], json: JSONValue? = nil,
               timeout: Double? = nil) throws(TransportFailure) -> HTTPResponse {
         var fields = HTTPHeaders()
         fields.add("Accept", "application/json")
@@ -40,7 +46,7 @@ struct ServerAPI {
     /// the server. One small GET through the same proxy tells (its own 5xx
     /// page), so that the user hears whose fault it is. Any other failure,
     /// or no proxy, is returned as it is.
-    func explainedThroughProxy(_ failure: TransportFailure) -> TransportFailure {
+    public func explainedThroughProxy(_ failure: TransportFailure) -> TransportFailure {
         guard failure.proxy != nil, case .connectionLost = failure.kind else { return failure }
         let budget = min(2, secondsLeft ?? 2)
         guard budget > 0.05, let answer = try? send("GET", "/v1/me", timeout: budget),
@@ -50,30 +56,30 @@ struct ServerAPI {
     }
 
     /// What is left before the deadline, in seconds (never negative); nil without one.
-    var secondsLeft: Double? { deadline.map { max(0, $0 - MonotonicClock.now()) } }
+    public var secondsLeft: Double? { deadline.map { max(0, $0 - MonotonicClock.now()) } }
 
     /// The failure an answer stands for (401, 429, 5xx, 3xx), if any.
-    func failure(for response: HTTPResponse) -> TransportFailure? {
+    public func failure(for response: HTTPResponse) -> TransportFailure? {
         TransportFailure(response: response, endpoint: endpoint)
     }
 }
 
 extension HTTPResponse {
-    var json: JSONValue? { try? JSONParser.parse(body) }
+    public var json: JSONValue? { try? JSONParser.parse(body) }
 
-    var isJSON: Bool {
+    public var isJSON: Bool {
         guard let media = mediaType else { return false }
         return media == "application/json" || media.hasSuffix("+json")
     }
 
     /// "200 text/html", "204 without a content type": what an answer was, for
     /// saying what came instead of the library server's.
-    var seen: String {
+    public var seen: String {
         "\(status) " + (mediaType ?? (body.isEmpty ? "with no body" : "without a content type"))
     }
 
     /// The problem detail's sentence, or the status when the server sent none.
-    var problemDetail: String {
+    public var problemDetail: String {
         if let detail = json?["detail"]?.stringValue, !detail.isEmpty { return detail }
         return "the server answered \(status)" + (reason.isEmpty ? "" : " \(reason)")
     }

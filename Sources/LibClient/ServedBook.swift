@@ -5,11 +5,11 @@ import LibJSON
 /// rules about answers (not about edits); the rules are the account's: the
 /// schema its server served, so that a book with a field that server added
 /// is kept.
-enum ServedBook {
+public enum ServedBook {
     /// nil when `value` is a valid book whose `id` is `id`; otherwise what
     /// was wrong, as words for "an answer that did not come from the
     /// library server: …".
-    static func problem(in value: JSONValue, id: String, rules: BookRules) -> String? {
+    public static func problem(in value: JSONValue, id: String, rules: BookRules) -> String? {
         guard value.objectValue?["id"]?.stringValue == id else {
             return "a document that is not the book \(id)"
         }
@@ -18,7 +18,7 @@ enum ServedBook {
     }
 
     /// The same for an answer's raw body, which must also be JSON at all.
-    static func problem(in body: [UInt8], id: String, rules: BookRules) -> String? {
+    public static func problem(in body: [UInt8], id: String, rules: BookRules) -> String? {
         guard let value = try? JSONParser.parse(body) else {
             return body.isEmpty ? "no document" : "cut or invalid JSON"
         }

@@ -1,12 +1,12 @@
-import LibCLI
+import LibBase
 import LibJSON
 import LibNet
-import LibBase
 
 /// Reads one resource from the server for `lib get`: a document with its
 /// ETag (revalidated with `If-None-Match`), or a whole collection, page
 /// after page. Answers that are not usable become failures with the user's
-/// sentence and exit code; nothing here touches the cache.
+/// sentence and exit code (`explain` words a transport failure for the
+/// account); nothing here touches the cache.
 ///
 /// Only what proves it is the library server's comes back: a document is
 /// `application/json`, a valid book with the path's id and an ETag (it may
@@ -14,9 +14,9 @@ import LibBase
 /// (it makes lib forget its copy). Anything else (a portal's page, `{}`,
 /// cut JSON) is "not from the library server", a temporary failure, and so
 /// `lib get` shows the cached copy instead.
-struct ResourceFetcher {
+public struct ResourceFetcher {
     /// What the server said about a document.
-    enum DocumentAnswer {
+    public enum DocumentAnswer {
         case fresh(body: String, etag: String?)
         case notModified
         case notFound
@@ -24,19 +24,26 @@ struct ResourceFetcher {
 
     /// One member of a collection, as the cache stores it: the document
     /// without the `etag` member the listing adds, and that ETag apart.
-    typealias Member = (path: String, body: String, etag: String?)
+    public typealias Member = (path: String, body: String, etag: String?)
 
     let api: ServerAPI
-    let workspace: AccountWorkspace
     /// What a served book is checked with: the account's book schema.
-    var rules = BookRules.builtIn
+    let rules: BookRules
+    /// The user's sentence and exit code for a failure.
+    let explain: (TransportFailure) -> CommandFailure
+
+    public init(api: ServerAPI, rules: BookRules = .builtIn, explain: @escaping (TransportFailure) -> CommandFailure) {
+        self.api = api
+        self.rules = rules
+        self.explain = explain
+    }
 
     /// Members asked for per page: the server's maximum, so that a large
     /// collection takes few round trips.
-    static let pageSize = 1000
+    public static let pageSize = 1000
 
     /// `GET /v1/books/b-7`, with `If-None-Match` when a copy is cached.
-    func document(_ path: ResourcePath, cachedETag: String?) throws -> DocumentAnswer {
+    public func document(_ path: ResourcePath, cachedETag: String?) throws -> DocumentAnswer {
         var headers: [(String, String)] = []
         if let cachedETag { headers.append(("If-None-Match", cachedETag)) }
         let answer = try send(path.apiPath, headers: headers)
@@ -46,10 +53,8 @@ struct ResourceFetcher {
         case 200:
             // Checked, then kept as the server sent it: what is shown offline
             // is byte for byte what was received.
-            guard answer.mediaType == "application/json" else { throw notFromServer(answer.seen + " where a book was expected") }
-            if let problem = ServedBook.problem(in: answer.body, id: path.id ?? "", rules: rules) { throw notFromServer("200 with \(problem)") }
-            guard let etag = answer.headers["ETag"], !etag.isEmpty else { throw notFromServer("200 JSON without an ETag") }
-            return .fresh(body: String(decoding: answer.body, as: UTF8.self), etag: etag)
+            if let doubt = LibraryServerProof.doubtAboutBook(answer, id: path.id ?? "", rules: rules) { throw notFromServer(doubt) }
+            return .fresh(body: String(decoding: answer.body, as: UTF8.self), etag: answer.headers["ETag"])
         case 404:
             throw notFromServer(answer.seen)
         default:
@@ -60,7 +65,7 @@ struct ResourceFetcher {
     /// `GET /v1/books?limit=N[&after=ID]` until `next` is null; nil on 404.
     /// A page larger than the answer limit is asked for again in halves, so
     /// that each page stays under it.
-    func collection(_ path: ResourcePath) throws -> [Member]? {
+    public func collection(_ path: ResourcePath) throws -> [Member]? {
         var members: [Member] = []
         var after: String?
         var pageSize = Self.pageSize
@@ -75,7 +80,7 @@ struct ResourceFetcher {
                     pageSize /= 2
                     continue
                 }
-                throw workspace.explain(failure, pendingWrites: 0)
+                throw explain(failure)
             }
             if answer.status == 404 && answer.isProblemJSON { return nil }
             guard answer.status == 200 else {
@@ -113,7 +118,7 @@ struct ResourceFetcher {
         do {
             return try sendRaw(target, headers: headers)
         } catch let failure as TransportFailure {
-            throw workspace.explain(failure, pendingWrites: 0)
+            throw explain(failure)
         }
     }
 
@@ -126,6 +131,6 @@ struct ResourceFetcher {
 
     /// The failure for an answer that does not prove it is the library server's.
     private func notFromServer(_ seen: String) -> CommandFailure {
-        workspace.explain(TransportFailure(kind: .notFromLibraryServer(seen: seen), endpoint: api.endpoint), pendingWrites: 0)
+        explain(TransportFailure(kind: .notFromLibraryServer(seen: seen), endpoint: api.endpoint))
     }
 }
