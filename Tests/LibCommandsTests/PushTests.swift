@@ -251,3 +251,47 @@ private let duneWithThree: JSONValue = ["id": "b-7", "title": "Dune", "author": 
     #expect(run.exitCode == .temporaryFailure, "\(run)")
     #expect(run.stderr.contains("connection refused"), "\(run)")
 }
+
+@Test func pushOnA429WaitsForTheDelayTheServerAsks() throws {
+    let machine = try machineWithOneWrite()
+    defer { machine.verify() }
+    machine.server.on("PUT", "/v1/books/b-7") { request in
+        Answers.echoingKey(of: request, Answers.problem(429, "Too many requests", headers: [("Retry-After", "7")]))
+    }
+    let run = machine.lib("push")
+    #expect(run.exitCode == .temporaryFailure, "\(run)")
+    #expect(run.stderr == "lib: 127.0.0.1 answered 429 Too Many Requests: try again in 7 s. 1 write is saved on this device.\n", "\(run)")
+    #expect(try machine.outbox().first?.status == .pending)
+}
+
+@Test func pushOnA409ForAKeyStillInFlightTriesAgainLater() throws {
+    let machine = try machineWithOneWrite()
+    defer { machine.verify() }
+    machine.server.on("PUT", "/v1/books/b-7") { request in
+        Answers.echoingKey(of: request, Answers.problem(409, "A request with this key is still being processed"))
+    }
+    let run = machine.lib("push")
+    #expect(run.exitCode == .temporaryFailure, "\(run)")
+    #expect(run.stderr == "lib: 127.0.0.1 answered 409 Conflict: try again later. 1 write is saved on this device.\n", "\(run)")
+    #expect(try machine.outbox().first?.status == .pending, "a 409 is not a conflict to resolve")
+}
+
+@Test func pushOfAChangeToABookDeletedOnTheServerIsAConflictWithNothingOnTheirSide() throws {
+    let machine = try machineWithOneWrite()
+    defer { machine.verify() }
+    machine.server.on("PUT", "/v1/books/b-7") { request in
+        Answers.echoingKey(of: request, Answers.problem(412, "Book 'b-7' was deleted", members: [("current", .null), ("current_etag", .null)]))
+    }
+    #expect(machine.lib("push").exitCode == .attention)
+    let item = try #require(try machine.outbox().first)
+    #expect(item.status == .conflict && item.theirsBody == nil)
+    let show = machine.lib("resolve", "books/b-7")
+    #expect(show.stdout.contains("Theirs: the server no longer has it (deleted).\n"), "\(show)")
+    #expect(show.stdout.contains("--mine     creates it again with your version"), "\(show)")
+    // --mine creates it again: If-None-Match: *, no If-Match.
+    #expect(machine.lib("resolve", "books/b-7", "--mine").exitCode == .success)
+    machine.server.on("PUT", "/v1/books/b-7") { request in Answers.stored(request, etag: "\"3-n\"", status: 201) }
+    #expect(machine.lib("push").exitCode == .success)
+    let put = machine.server.requests("PUT", "/v1/books/b-7").last
+    #expect(put?.headers["If-None-Match"] == "*" && put?.headers["If-Match"] == nil, "\(String(describing: put))")
+}
