@@ -89,7 +89,7 @@ final class Machine: @unchecked Sendable {
     @discardableResult
     func signIn(_ user: String = "alice", id: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) -> Run {
         let userID = id ?? "u-\(user)"
-        server.expectSignIn(user: user, password: "\(user)-demo", token: "lbt_\(user)", userID: userID)
+        server.expectSignIn(user: user, password: "\(user)-demo", token: "lbt_\(user)", userID: userID, sourceLocation: sourceLocation)
         let run = lib("login", server.url, "--user", user, "--password-stdin", stdin: "\(user)-demo\n")
         #expect(run.exitCode == .success, "\(run)", sourceLocation: sourceLocation)
         return run
@@ -129,8 +129,9 @@ final class Machine: @unchecked Sendable {
 
 extension StubServer {
     /// `POST /v1/sessions` with this user's password, then `GET /v1/me` with the token.
-    func expectSignIn(user: String, password: String, token: String, userID: String, username: String? = nil) {
-        on("POST", "/v1/sessions") { request in
+    func expectSignIn(user: String, password: String, token: String, userID: String, username: String? = nil,
+                      sourceLocation: SourceLocation = #_sourceLocation) {
+        on("POST", "/v1/sessions", sourceLocation: sourceLocation) { request in
             let body = try? JSONParser.parse(request.body)
             guard body?["username"]?.stringValue == user, body?["password"]?.stringValue == password else {
                 return Answers.problem(401, "Wrong user name or password")
@@ -140,24 +141,24 @@ extension StubServer {
                 "account": ["id": .string(userID), "username": .string(user), "role": "librarian"],
             ], [("Cache-Control", "no-store")])
         }
-        expectMe(token: token, userID: userID, username: username ?? user)
+        expectMe(token: token, userID: userID, username: username ?? user, sourceLocation: sourceLocation)
     }
 
-    func expectMe(token: String, userID: String, username: String) {
-        on("GET", "/v1/me") { request in
+    func expectMe(token: String, userID: String, username: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        on("GET", "/v1/me", sourceLocation: sourceLocation) { request in
             guard request.headers["Authorization"] == "Bearer \(token)" else { return Answers.problem(401, "Sign in first") }
             return Answers.json(200, ["id": .string(userID), "username": .string(username), "role": "librarian"])
         }
     }
 
     /// The conditional schema read that rides on an account's first read.
-    func expectSchema() {
-        on("GET", "/v1/schemas/book") { _ in Answers.bookSchema() }
+    func expectSchema(sourceLocation: SourceLocation = #_sourceLocation) {
+        on("GET", "/v1/schemas/book", sourceLocation: sourceLocation) { _ in Answers.bookSchema() }
     }
 
     /// `GET /v1/books/{id}` answered with the document and its ETag.
-    func expectBook(_ id: String, _ document: JSONValue, etag: String) {
-        on("GET", "/v1/books/\(id)") { _ in Answers.book(document, etag: etag) }
+    func expectBook(_ id: String, _ document: JSONValue, etag: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        on("GET", "/v1/books/\(id)", sourceLocation: sourceLocation) { _ in Answers.book(document, etag: etag) }
     }
 }
 
@@ -185,8 +186,8 @@ extension Machine {
     /// Signs in and caches b-7 (one `lib get`), the start of most scenarios.
     func signInWithDune(sourceLocation: SourceLocation = #_sourceLocation) {
         signIn(sourceLocation: sourceLocation)
-        server.expectSchema()
-        server.expectBook("b-7", Fixtures.dune, etag: Fixtures.duneETag)
+        server.expectSchema(sourceLocation: sourceLocation)
+        server.expectBook("b-7", Fixtures.dune, etag: Fixtures.duneETag, sourceLocation: sourceLocation)
         let run = lib("get", "books/b-7")
         #expect(run.exitCode == .success, "\(run)", sourceLocation: sourceLocation)
     }

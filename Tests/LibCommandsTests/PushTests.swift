@@ -295,3 +295,22 @@ private let duneWithThree: JSONValue = ["id": "b-7", "title": "Dune", "author": 
     let put = machine.server.requests("PUT", "/v1/books/b-7").last
     #expect(put?.headers["If-None-Match"] == "*" && put?.headers["If-Match"] == nil, "\(String(describing: put))")
 }
+
+@Test func pushOfASuccessWithoutAnETagOrWithAnotherBookKeepsTheWritePending() throws {
+    let machine = try machineWithOneWrite()
+    defer { machine.verify() }
+    machine.server.on("PUT", "/v1/books/b-7") { request in
+        Answers.echoingKey(of: request, Answers.json(200, (try? JSONParser.parse(request.body)) ?? .null))
+    }
+    let noETag = machine.lib("push")
+    #expect(noETag.exitCode == .temporaryFailure, "\(noETag)")
+    #expect(noETag.stderr.contains("200 JSON without an ETag"), "\(noETag)")
+    machine.server.on("PUT", "/v1/books/b-7") { request in
+        Answers.echoingKey(of: request, Answers.json(200, ["id": "b-8", "title": "Not this one"], [("ETag", "\"1-z\"")]))
+    }
+    let otherBook = machine.lib("push")
+    #expect(otherBook.exitCode == .temporaryFailure, "\(otherBook)")
+    #expect(otherBook.stderr.contains("did not come from the library server"), "\(otherBook)")
+    #expect(try machine.outbox().first?.status == .pending)
+    #expect(try machine.cached("books/b-7")?.etag == Fixtures.duneETag)
+}
