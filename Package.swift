@@ -136,6 +136,11 @@ let package = Package(
         .testTarget(name: "LibNetTests", dependencies: ["LibBase", "LibNet", "TestSupport"]),
         .testTarget(name: "LibKeyringTests", dependencies: ["LibKeyring", "TestSupport"]),
         .testTarget(name: "LibSyncTests", dependencies: ["LibBase", "LibSync", "LibJSON", "TestSupport"], exclude: ["Fixtures"]),
+        // Every verb run in-process, argv to exit code, against a stub server
+        // behind the transport seam, the in-memory keyring and a fixed clock.
+        .testTarget(name: "LibCommandsTests", dependencies: [
+            "LibCommands", "LibCLI", "LibKeyring", "LibNet", "LibSync", "LibJSON", "LibBase", "LibBookSchema", "TestSupport",
+        ]),
         .testTarget(name: "LibAccountsTests", dependencies: ["LibAccounts", "LibBase", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LibJSON", "TestSupport"]),
         // The fuzz targets' properties (Tests/Fuzz/Properties, also built by

@@ -123,7 +123,8 @@ struct AccountPush {
         var backoff = RetryBackoff()
         var tally = Tally()
         while true {
-            let report = try PushRun(store: store, generation: generation).run(with: &sender)
+            // The context's clock (a fixed one in LibCommandsTests): when a write was sent.
+            let report = try PushRun(store: store, generation: generation).run(with: &sender, now: { workspace.context.now().secondsSince1970 })
             tally.add(report)
             switch report.stop {
             case nil:

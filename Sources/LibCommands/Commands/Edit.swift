@@ -83,7 +83,9 @@ enum Edit {
         }
         let outcome = try store.outbox.enqueue(Outbox.NewWrite(
             path: key, intent: intent, baseBody: intent.isCreate ? nil : JSONValue.object(start).serialized(),
-            baseETag: intent.isCreate ? nil : base.cached?.etag))
+            baseETag: intent.isCreate ? nil : base.cached?.etag),
+            // The context's clock (a fixed one in LibCommandsTests), as status and diff read ages with it.
+            now: context.now().secondsSince1970)
         let outcomeWord: String
         switch outcome {
         case .queued: outcomeWord = "queued"

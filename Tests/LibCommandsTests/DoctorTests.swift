@@ -1,0 +1,89 @@
+import LibBase
+import LibJSON
+import LibNet
+import Testing
+
+// `lib doctor`: the checks in order, each with its status; the exit code is
+// the worst problem's. The bus address is one doctor only reads (a tcp:
+// address is not tried), so nothing outside this process is asked.
+
+/// The checks of `lib --json doctor`, by name (the account's checks by name too).
+private func checks(_ run: Run) -> [String: JSONValue] {
+    let items = JSONValue.parsing(run.stdout)?["checks"]?.arrayValue ?? []
+    return Dictionary(items.compactMap { item in item["check"]?.stringValue.map { ($0, item) } }) { first, _ in first }
+}
+
+private func machineForDoctor() throws -> Machine {
+    let machine = try Machine()
+    machine.environment["DBUS_SESSION_BUS_ADDRESS"] = "tcp:host=127.0.0.1,port=1"
+    return machine
+}
+
+@Test func doctorFindsAllWellAndTheClockInStepWithTheServer() throws {
+    let machine = try machineForDoctor()
+    defer { machine.verify() }
+    machine.signIn()
+    machine.server.on("GET", "/v1/me") { _ in
+        // The fixed clock's instant, as the server's Date says it.
+        Answers.json(200, ["id": "u-alice", "username": "alice", "role": "librarian"], [("Date", "Fri, 15 Jan 2027 08:00:00 GMT")])
+    }
+    let run = machine.lib("--json", "doctor")
+    #expect(run.exitCode == .success, "\(run)")
+    let found = checks(run)
+    #expect(found["secret-service"]?["status"] == "ok", "\(run)")
+    #expect(found["token"]?["status"] == "ok" && found["token"]?["account"] == "alice@127.0.0.1:8080", "\(run)")
+    #expect(found["store"]?["status"] == "ok", "\(run)")
+    #expect(found["server"]?["found"]?.stringValue?.contains("GET /v1/me answered 200 as alice") == true, "\(run)")
+    #expect(found["clock"]?["found"] == "within 0 s of 127.0.0.1:8080", "\(run)")
+    #expect(JSONValue.parsing(run.stdout)?["exit_code"] == 0)
+}
+
+@Test func doctorWarnsOfAClockAnHourAheadOfTheServer() throws {
+    let machine = try machineForDoctor()
+    defer { machine.verify() }
+    machine.signIn()
+    machine.server.on("GET", "/v1/me") { _ in
+        Answers.json(200, ["id": "u-alice", "username": "alice", "role": "librarian"], [("Date", "Fri, 15 Jan 2027 07:00:00 GMT")])
+    }
+    let run = machine.lib("--json", "doctor")
+    #expect(run.exitCode == .success, "a warning does not fail doctor: \(run)")
+    #expect(checks(run)["clock"]?["status"] == "warning")
+    #expect(checks(run)["clock"]?["found"]?.stringValue?.hasPrefix("3600 s ahead of 127.0.0.1:8080") == true, "\(run)")
+}
+
+@Test func doctorReportsARejectedTokenWithExitFour() throws {
+    let machine = try machineForDoctor()
+    defer { machine.verify() }
+    machine.signIn()
+    machine.server.on("GET", "/v1/me") { _ in Answers.problem(401, "Sign in first") }
+    let run = machine.lib("doctor")
+    #expect(run.exitCode == .authentication, "\(run)")
+    #expect(run.stdout.contains("problem  server (alice@127.0.0.1:8080): 127.0.0.1:8080 rejected the token (401)"), "\(run)")
+    #expect(run.stdout.contains("fix: run `lib login http://127.0.0.1:8080`"), "\(run)")
+}
+
+@Test func doctorReportsAMissingTokenAndAsksTheServerNothing() throws {
+    let machine = try machineForDoctor()
+    defer { machine.verify() }
+    machine.signIn()
+    try machine.keyring.deleteToken(for: machine.keyringAccount())
+    let run = machine.lib("--json", "doctor")
+    #expect(run.exitCode == .authentication, "\(run)")
+    #expect(checks(run)["token"]?["found"] == "no token in the keyring", "\(run)")
+    #expect(checks(run)["server"]?["status"] == "warning", "\(run)")
+    #expect(machine.server.requests("GET", "/v1/me").count == 1, "only the sign-in's")
+}
+
+@Test func doctorWithABusAddressThatAnswersNothingStopsBeforeTheKeyring() throws {
+    let machine = try machineForDoctor()
+    defer { machine.verify() }
+    machine.signIn()
+    machine.environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(machine.home.path)/no-bus"
+    machine.keyring.fail(with: .locked)  // it would say so if it were asked
+    let run = machine.lib("--json", "doctor")
+    #expect(run.exitCode == .authentication, "\(run)")
+    let found = checks(run)
+    #expect(found["session-bus"]?["status"] == "problem", "\(run)")
+    #expect(found["secret-service"] == nil && found["token"] == nil, "\(run)")
+    #expect(found["proxies"]?["found"] == "none")
+}
