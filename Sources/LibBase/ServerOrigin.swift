@@ -44,31 +44,11 @@ public struct ServerOrigin: Sendable, Hashable, CustomStringConvertible {
         var rest = text[text.index(colon, offsetBy: 3)...]
         if rest.hasSuffix("/") { rest = rest.dropLast() }
         if rest.contains(where: { $0 == "/" || $0 == "?" || $0 == "#" }) { throw .hasPath(text) }
-        if rest.contains("@" as Character) || rest.isEmpty { throw .notAURL(text) }
-        var host: Substring
-        var portText: Substring?
-        if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { throw .notAURL(text) }
-            host = rest[rest.index(after: rest.startIndex)..<close]
-            let after = rest[rest.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw .notAURL(text) }
-                portText = after.dropFirst()
-            }
-        } else if let colon = rest.lastIndex(of: ":") {
-            host = rest[..<colon]
-            portText = rest[rest.index(after: colon)...]
-        } else {
-            host = rest
-        }
-        let defaultPort = scheme == "https" ? 443 : 80
-        var port = defaultPort
-        if let portText {
-            guard let p = Int(portText), (1...65535).contains(p) else { throw .notAURL(text) }
-            port = p
-        }
-        guard !host.isEmpty, host.allSatisfy({ $0.isLetter || $0.isNumber || "-._:".contains($0) }) else { throw .notAURL(text) }
-        self.init(scheme: scheme, host: host.lowercased(), port: port)
+        if rest.contains("@" as Character) || rest.isEmpty || rest.hasSuffix(":") { throw .notAURL(text) }
+        // What is left is an authority, read as a request URL's is.
+        guard let origin = ServerOrigin(requestURL: text),
+              origin.host.allSatisfy({ $0.isLetter || $0.isNumber || "-._:".contains($0) }) else { throw .notAURL(text) }
+        self = origin
     }
 
     /// The origin of a request's URL, `scheme://[userinfo@]host[:port][/...]`

@@ -41,7 +41,7 @@ struct Resolution {
         text += "\n" + table(sides) + "\n"
         switch sides.merged(key) {
         case .clash(let why):
-            text += why.capitalizedFirst + ".\n"
+            text += why + ".\n"
         case .document, .theirs, .delete:
             text += "No field clashes: run `lib resolve \(key) --merge`, or choose with --mine, --theirs or --edit.\n"
         }
@@ -209,7 +209,7 @@ struct Resolution {
         let sides = try Sides(write.item)
         switch sides.merged(key) {
         case .clash(let why):
-            context.standardError.write("\(ProgramInfo.name): \(why.capitalizedFirst).\n")
+            context.standardError.write("\(ProgramInfo.name): \(why).\n")
             return .attention
         case .theirs:
             if sides.mine == nil {

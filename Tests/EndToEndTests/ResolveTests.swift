@@ -85,11 +85,11 @@ import TestSupport
         #expect(show.status == 3, "\(show)")
         #expect(show.stdout.contains("\n* title "), "\(show)")
         #expect(show.stdout.contains("* changed on both sides\n"), "\(show)")
-        #expect(show.stdout.contains("Title was changed on both sides: use --mine, --theirs or --edit.\n"), "\(show)")
+        #expect(show.stdout.contains("title was changed on both sides: use --mine, --theirs or --edit.\n"), "\(show)")
 
         let merge = try alice.lib("resolve", "books/b-7", "--merge")
         #expect(merge.status == 3, "\(merge)")
-        #expect(merge.stderr == "lib: Title was changed on both sides: use --mine, --theirs or --edit.\n", "\(merge)")
+        #expect(merge.stderr == "lib: title was changed on both sides: use --mine, --theirs or --edit.\n", "\(merge)")
         #expect(try alice.conflicts() == 1, "nothing changed")
 
         let mine = try alice.lib("resolve", "books/b-7", "--mine")

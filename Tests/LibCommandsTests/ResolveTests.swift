@@ -76,8 +76,8 @@ private func expectPushOfSettledWrite(_ machine: Machine, sending document: JSON
     let run = machine.lib("resolve", "books/b-7", "--merge")
     #expect(run.exitCode == .attention, "\(run)")
     #expect(run.stderr.hasPrefix("lib: "), "\(run)")
-    // (Today's wording capitalises the field's name: "Copies was changed on both sides".)
-    #expect(run.stderr.lowercased().contains("copies was changed on both sides: use --mine, --theirs or --edit."), "\(run)")
+    // The field's name as it is written (never capitalised).
+    #expect(run.stderr.contains("lib: copies was changed on both sides: use --mine, --theirs or --edit."), "\(run)")
     #expect(try machine.outbox().first?.status == .conflict)
 }
 
