@@ -4,15 +4,16 @@ import LibCLI
 /// alone: status, get --offline, edit of a known document, resolve, help,
 /// completion) or `lib-online` (anything that may need the network or the
 /// keyring). Decided from the parsed command line, before the command
-/// touches anything; a command not listed here runs in `lib-online`, which
-/// can run every command (slower to start, never wrong).
+/// touches anything. Every command of the registry is listed (a test checks
+/// it); one that is not runs in `lib-online`, which can run every command
+/// (slower to start, never wrong).
 enum CommandPlacement {
     case onDevice
     case online
     /// Online when the predicate holds for the parsed command line.
     case onlineWhen(@Sendable (ParsedCommand) -> Bool)
 
-    static func of(_ command: String) -> CommandPlacement {
+    static func of(_ command: String) -> CommandPlacement? {
         switch command {
         case StatusSyntax.name, SwitchSyntax.name, ResolveSyntax.name, DiffSyntax.name, DiscardSyntax.name:
             .onDevice
@@ -23,8 +24,13 @@ enum CommandPlacement {
         // edit has changed anything.
         case EditSyntax.name:
             .onlineWhen { $0.isSet(EditSyntax.push) }
-        default:
+        case LoginSyntax.name, LogoutSyntax.name, PushSyntax.name, DoctorSyntax.name:
             .online
+        // Built into the dispatcher: the registry alone, no store, no network.
+        case HelpSyntax.name, CompletionSyntax.name, CompleteSyntax.name, ManualSyntax.name:
+            .onDevice
+        default:
+            nil
         }
     }
 

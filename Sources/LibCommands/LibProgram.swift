@@ -14,7 +14,7 @@ public enum LibProgram {
     public static func runOnDevice() -> Never {
         let dispatcher = CommandDispatcher { name in
             guard let handler = LibCommandHandlers.handler(named: name) else { return nil }
-            let placement = CommandPlacement.of(name)
+            let placement = CommandPlacement.of(name) ?? .online
             return { parsed, context in
                 if placement.isOnline(parsed) { try context.continueOnline(parsed.name) }
                 return try handler(parsed, context)
