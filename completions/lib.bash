@@ -125,7 +125,7 @@ _lib_options_of() {
         get) _lib_options=(--offline --fresh --timeout -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         edit) _lib_options=(--create --delete --push -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         push) _lib_options=(--wait --watch --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
-        status) _lib_options=(--short --porcelain --prompt --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        status) _lib_options=(-s --short --porcelain --prompt --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         diff) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         discard) _lib_options=(--all --force --yes -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         resolve) _lib_options=(--mine --theirs --whole --merge --edit --discard --yes -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;

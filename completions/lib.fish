@@ -162,7 +162,7 @@ complete -c lib -n '__lib_using push' -s v -l verbose -d 'Trace each request on 
 complete -c lib -n '__lib_using push' -l no-color -d 'Never colour the output'
 
 # lib status
-complete -c lib -n '__lib_using status; and not __fish_seen_argument -l porcelain; and not __fish_seen_argument -l prompt' -l short -d 'One line per pending write or conflict'
+complete -c lib -n '__lib_using status; and not __fish_seen_argument -l porcelain; and not __fish_seen_argument -l prompt' -s s -l short -d 'One line per pending write or conflict'
 complete -c lib -n '__lib_using status; and not __fish_seen_argument -l short; and not __fish_seen_argument -l prompt' -l porcelain -d 'Stable output for scripts'
 complete -c lib -n '__lib_using status; and not __fish_seen_argument -l short; and not __fish_seen_argument -l porcelain' -l prompt -d 'The account\'s segment for a shell prompt'
 complete -c lib -n '__lib_using status' -l all -d 'Show every signed-in account'

@@ -1,9 +1,9 @@
-/// `lib status [--short | --porcelain | --prompt] [--all]`
+/// `lib status [--short | -s | --porcelain | --prompt] [--all]`
 public enum StatusSyntax: CommandSyntax {
     public static let name = "status"
 
     public static let short = OptionSpec.flag(
-        "short", "One line per pending write or conflict",
+        "short", short: "s", "One line per pending write or conflict",
         details: "git's status --short shape: '## ACCOUNT', then 'XY PATH' per write; X is A (create), M (change) or D (delete), Y is a space (pending), S (sent, no answer yet), U (conflict) or R (rejected).")
     public static let porcelain = OptionSpec.flag(
         "porcelain", "Stable output for scripts",
