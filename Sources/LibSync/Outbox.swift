@@ -246,6 +246,17 @@ public struct Outbox {
         }
     }
 
+    /// Takes back every write of the account (`logout --discard`), in one
+    /// transaction; returns how many were removed.
+    @discardableResult
+    public func discardAll() throws -> Int {
+        try db.write { db in
+            let count = Int(try db.scalar("SELECT count(*) FROM outbox")?.integer ?? 0)
+            try db.execute("DELETE FROM outbox")
+            return count
+        }
+    }
+
     /// The paths that have writes in the outbox, in the order of their oldest write.
     public func paths() throws -> [String] {
         try db.query("SELECT path FROM outbox GROUP BY path ORDER BY min(seq)").compactMap { $0["path"].text }

@@ -45,8 +45,7 @@ enum Logout {
 
         let moved: Int
         if discard {
-            moved = unsent
-            try store.database.write { db in try db.execute("DELETE FROM outbox") }
+            moved = try store.outbox.discardAll()
         } else {
             moved = try workspace.setAside.setAside(from: store, identityKey: workspace.identityKey)
         }
