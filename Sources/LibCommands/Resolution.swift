@@ -113,9 +113,15 @@ struct Resolution {
         if merge.merged == theirs {
             // Nothing of this write is left to send; the writes made on top
             // of it go on, carried over onto the server's version.
-            try settle(on: theirs)
-            let left = write.later.isEmpty ? "nothing of yours is left to send"
-                : "your \(Wording.writes(write.later.count)) made on top of it will be sent at the next push, without the clashing values"
+            let left: String
+            switch try settle(on: theirs) {
+            case .nothingToSendNextInConflict:
+                left = "your write made on top of it sets a field the server changed too: it now waits for you (`lib resolve \(key)`)"
+            case _ where !write.later.isEmpty:
+                left = "your \(Wording.writes(write.later.count)) made on top of it will be sent at the next push, over the server's version"
+            default:
+                left = "nothing of yours is left to send"
+            }
             say("Resolved \(key) for \(workspace.name): \(Self.describe(merge, clashesFrom: .theirs)); \(left).")
             return .success
         }
@@ -225,9 +231,15 @@ struct Resolution {
             say("Resolved \(key) for \(workspace.name) (merged): your delete will be sent at the next push.")
             return .success
         case .document(let merge):
-            if try settle(on: merge.merged) == .nothingToSend {
+            switch try settle(on: merge.merged) {
+            case .nothingToSend:
                 say("Resolved \(key) for \(workspace.name) (merged): the server already has your changes; nothing to send.")
                 return .success
+            case .nothingToSendNextInConflict:
+                say("Resolved \(key) for \(workspace.name) (merged): the server already has your changes; your write made on top of it sets a field the server changed too and now waits for you (`lib resolve \(key)`).")
+                return .success
+            case .requeued:
+                break
             }
             var sources: [String] = []
             if !merge.fromTheirs.isEmpty { sources.append(merge.fromTheirs.joinedAsList() + " from the server") }

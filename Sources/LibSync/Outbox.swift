@@ -217,15 +217,18 @@ public struct Outbox {
     /// A write that is first of its path again (the one before it was
     /// dropped) goes against `version`, or waits for `lib resolve` when its
     /// intent clashes with it.
-    public func advance(_ item: OutboxItem, onto version: Chain.Version, now: UnixSeconds = UnixClock.now()) throws {
-        guard item.status == .pending else { return }
-        switch Chain.next(item, after: version) {
+    @discardableResult
+    public func advance(_ item: OutboxItem, onto version: Chain.Version, now: UnixSeconds = UnixClock.now()) throws -> Chain.Next {
+        let next = Chain.next(item, after: version)
+        guard item.status == .pending else { return next }
+        switch next {
         case .send(let rebased):
             try db.run("UPDATE outbox SET base_body = ?2, base_etag = ?3, if_match = ?3 WHERE seq = ?1",
                        [.integer(item.seq), SQLValue(rebased.baseBody), SQLValue(rebased.baseETag)])
         case .clash:
             try recordConflict(seq: item.seq, theirsBody: version.body, theirsETag: version.etag, now: now)
         }
+        return next
     }
 
     public func remove(seq: Int64) throws {

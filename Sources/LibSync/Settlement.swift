@@ -27,6 +27,9 @@ public struct Settlement {
         /// The server's version already is the result: the write is dropped;
         /// the writes made on top of it go on.
         case nothingToSend
+        /// The same, but the first write made on top of it clashes with the
+        /// server's version: it is now the conflict that waits.
+        case nothingToSendNextInConflict
     }
 
     /// The server's version the conflict's answer gave.
@@ -53,7 +56,9 @@ public struct Settlement {
             try keepInCache(theirs, now: now)
             guard let intent else {
                 try outbox.remove(seq: write.seq)
-                if let next = later.first { try outbox.advance(next, onto: theirs, now: now) }
+                if let next = later.first, try outbox.advance(next, onto: theirs, now: now) == .clash {
+                    return .nothingToSendNextInConflict
+                }
                 return .nothingToSend
             }
             try outbox.requeue(seq: write.seq, intent: intent, baseBody: theirs.body, baseETag: theirs.etag, now: now)

@@ -110,7 +110,7 @@ import TestSupport
 
         let theirs = try alice.lib("resolve", "books/b-7", "--theirs")
         #expect(theirs.status == 0, "\(theirs)")
-        #expect(theirs.stdout == "Resolved books/b-7 for \(c.account): the server's title; your 1 write made on top of it will be sent at the next push, without the clashing values.\n", "\(theirs)")
+        #expect(theirs.stdout == "Resolved books/b-7 for \(c.account): the server's title; your 1 write made on top of it will be sent at the next push, over the server's version.\n", "\(theirs)")
         #expect(try alice.pending() == 1)
         #expect(try alice.conflicts() == 0)
         let get = try alice.lib("get", "--offline", "books/b-7")
