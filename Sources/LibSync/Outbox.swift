@@ -163,13 +163,26 @@ public struct Outbox {
     }
 
     static func recordSuccess(_ db: Database, seq: Int64, document: String?, etag: String?, now: UnixSeconds) throws -> OutboxItem? {
-        guard let item = try Self.items(db, "WHERE seq = ?1", [.integer(seq)]).first else { return nil }
+        // Only what is needed, without reading the intent back: this runs
+        // once per write of a push.
+        guard let row = try db.withCachedStatement("SELECT path, method FROM outbox WHERE seq = ?1", { statement in
+            try statement.bind([.integer(seq)])
+            return try statement.rows { (path: $0.text(at: 0) ?? "", isDelete: $0.text(at: 1) == "DELETE") }.first
+        }) else { return nil }
+        let version: Chain.Version
+        if row.isDelete {
+            version = Chain.Version(body: nil, etag: nil)
+        } else if let document {
+            version = Chain.Version(body: document, etag: etag)
+        } else {
+            guard let item = try Self.items(db, "WHERE seq = ?1", [.integer(seq)]).first else { return nil }
+            version = Chain.Version(after: item, document: nil, etag: etag)
+        }
         try db.run(cached: "DELETE FROM outbox WHERE seq = ?1", [.integer(seq)])
         let cache = Cache(db: db)
-        let version = Chain.Version(after: item, document: document, etag: etag)
-        if let body = version.body { try cache.save(item.path, body: body, etag: etag, at: now) } else { try cache.forget(item.path) }
+        if let body = version.body { try cache.save(row.path, body: body, etag: etag, at: now) } else { try cache.forget(row.path) }
         guard let next = try Self.items(db, "WHERE path = ?1 AND seq > ?2 ORDER BY seq LIMIT 1",
-                                        [.text(item.path), .integer(seq)]).first, next.status == .pending else { return nil }
+                                        [.text(row.path), .integer(seq)]).first, next.status == .pending else { return nil }
         switch Chain.next(next, after: version) {
         case .send(let rebased):
             try db.run(cached: "UPDATE outbox SET base_body = ?2, base_etag = ?3, if_match = ?3 WHERE seq = ?1",
