@@ -124,7 +124,8 @@ struct AccountPush {
         var tally = Tally()
         while true {
             // The context's clock (a fixed one in LibCommandsTests): when a write was sent.
-            let report = try PushRun(store: store, generation: generation).run(with: &sender, now: { workspace.context.now().secondsSince1970 })
+            let (report, stopped) = try PushRun(store: store, generation: generation)
+                .run(with: &sender, now: { workspace.context.now().secondsSince1970 })
             tally.add(report)
             switch report.stop {
             case nil:
@@ -138,10 +139,10 @@ struct AccountPush {
                     "\(name) was signed out during the push; the writes not sent were set aside.", exitCode: .authentication)
             case .temporary(_, let retryAfter):
                 let pending = try store.outbox.counts().pending
-                if sender.wasStopped {
+                if case .stopped = stopped {
                     return try finish(tally, store: store, stop: .interrupted)
                 }
-                guard let failure = sender.lastFailure else {
+                guard case .failed(let failure) = stopped else {
                     return try finish(tally, store: store, problem: "Out of time; \(Self.saved(pending))", exitCode: .temporaryFailure)
                 }
                 let explanation = FailureExplanation.diagnose(failure, account: name, pendingWrites: pending,

@@ -40,7 +40,10 @@ public struct PushRun {
         self.recording = AnswerBatch.Limit(writes: max(1, writes), seconds: seconds)
     }
 
-    public func run<Sender: WriteSender>(with sender: inout Sender, now: () -> UnixSeconds = UnixClock.now) throws -> PushReport {
+    /// The pass's report, and the sender's failure behind a stop at a
+    /// temporary failure or a 401 (nil otherwise).
+    public func run<Sender: WriteSender>(with sender: inout Sender, now: () -> UnixSeconds = UnixClock.now) throws
+        -> (report: PushReport, failure: Sender.Failure?) {
         var report = PushReport()
         var batch = AnswerBatch(limit: recording)
         var after: Int64 = 0
@@ -63,10 +66,10 @@ public struct PushRun {
             guard try store.generation() == generation else {
                 try record(finished: true)
                 report.stop = .loggedOut
-                return report
+                return (report, nil)
             }
             guard let item = batch.prepared(next) else { continue }
-            let outcome = sender.send(item)
+            let (outcome, failure) = sender.send(item)
             switch outcome {
             case .applied(_, let etag):
                 report.applied += 1
@@ -82,17 +85,17 @@ public struct PushRun {
                 try record(failure: Outbox.Failure(seq: item.seq, error: "the session expired (401)", sent: false), finished: true)
                 report.results.append(PushWriteResult(item, .failed(reason: "the session expired (401)")))
                 report.stop = .unauthorized
-                return report
+                return (report, failure)
             case .temporary(let reason, let retryAfter, let sent):
                 try record(failure: Outbox.Failure(seq: item.seq, error: reason, sent: sent), finished: true)
                 report.results.append(PushWriteResult(item, .failed(reason: reason)))
                 report.stop = .temporary(reason: reason, retryAfter: retryAfter)
-                return report
+                return (report, failure)
             }
             batch.add(WriteAnswer(seq: item.seq, outcome: outcome), for: item)
             if batch.isDue { try record() }
         }
         try record(finished: true)
-        return report
+        return (report, nil)
     }
 }

@@ -17,7 +17,10 @@ public enum WriteOutcome: Sendable, Equatable {
 
 /// Sends one outbox item to the server: `PUT`/`DELETE` with its
 /// `Idempotency-Key` and its precondition. Implemented over HTTP by the
-/// commands; faked in tests.
+/// commands; faked in tests. It keeps no state about what happened: a
+/// temporary or 401 outcome comes with its `Failure` (what the caller needs
+/// to explain it), which the pass hands back with its report.
 public protocol WriteSender {
-    mutating func send(_ item: OutboxItem) -> WriteOutcome
+    associatedtype Failure: Sendable
+    mutating func send(_ item: OutboxItem) -> (WriteOutcome, Failure?)
 }

@@ -10,10 +10,10 @@ struct ScriptedSender: WriteSender {
     var sent: [OutboxItem] = []
     var onSend: ((OutboxItem) -> Void)?
 
-    mutating func send(_ item: OutboxItem) -> WriteOutcome {
+    mutating func send(_ item: OutboxItem) -> (WriteOutcome, Never?) {
         sent.append(item)
         onSend?(item)
-        return answers.isEmpty ? .applied(document: nil, etag: "\"e\(sent.count)\"") : answers.removeFirst()
+        return (answers.isEmpty ? .applied(document: nil, etag: "\"e\(sent.count)\"") : answers.removeFirst(), nil)
     }
 }
 
@@ -38,7 +38,7 @@ struct ScriptedSender: WriteSender {
         try enqueue("books/b-1", "B", on: ["title": "A"])
         try enqueue("books/b-2", "C")
         var sender = ScriptedSender(answers: [])
-        let report = try PushRun(store: store, generation: 0).run(with: &sender)
+        let report = try PushRun(store: store, generation: 0).run(with: &sender).report
         #expect(report.applied == 3 && report.conflicts.isEmpty && report.rejected.isEmpty && report.stop == nil)
         #expect(report.results.map(\.path) == ["books/b-1", "books/b-1", "books/b-2"])
         #expect(report.results.map(\.outcome) == [.applied(etag: "\"e1\""), .applied(etag: "\"e2\""), .applied(etag: "\"e3\"")])
@@ -51,7 +51,7 @@ struct ScriptedSender: WriteSender {
         try enqueue("books/b-1", "A")
         try enqueue("books/b-2", "B")
         var sender = ScriptedSender(answers: [.temporary(reason: "connection reset", retryAfter: nil, sent: true)])
-        let report = try PushRun(store: store, generation: 0).run(with: &sender)
+        let report = try PushRun(store: store, generation: 0).run(with: &sender).report
         #expect(report.stop == .temporary(reason: "connection reset", retryAfter: nil))
         #expect(sender.sent.count == 1)
         let items = try store.outbox.all()
@@ -60,7 +60,7 @@ struct ScriptedSender: WriteSender {
         #expect(items[1].attempts == 0 && !items[1].mayBeOnServer, "never reached in this push: not sent")
         #expect(items[0].lastError == "connection reset")
         var again = ScriptedSender(answers: [])
-        _ = try PushRun(store: store, generation: 0).run(with: &again)
+        _ = try PushRun(store: store, generation: 0).run(with: &again).report
         #expect(again.sent.first?.idempotencyKey == sender.sent.first?.idempotencyKey, "a retry reuses its key")
         #expect(try store.outbox.all().isEmpty)
     }
@@ -72,7 +72,7 @@ struct ScriptedSender: WriteSender {
         try enqueue("books/b-1", "A2", on: ["title": "A"])
         try enqueue("books/b-2", "B")
         var sender = ScriptedSender(answers: [.conflict(theirs: #"{"title":"T"}"#, etag: "\"9\""), .applied(document: nil, etag: "\"2\"")])
-        let report = try PushRun(store: store, generation: 0).run(with: &sender)
+        let report = try PushRun(store: store, generation: 0).run(with: &sender).report
         #expect(report.conflicts == ["books/b-1"])
         #expect(report.applied == 1)
         #expect(sender.sent.map(\.path) == ["books/b-1", "books/b-2"])
@@ -86,7 +86,7 @@ struct ScriptedSender: WriteSender {
         let otherProcess = try AccountStore(path: dir.file("store.sqlite"))
         var sender = ScriptedSender(answers: [])
         sender.onSend = { _ in _ = try? otherProcess.advanceGeneration() }
-        let report = try PushRun(store: store, generation: generation).run(with: &sender)
+        let report = try PushRun(store: store, generation: generation).run(with: &sender).report
         #expect(report.stop == .loggedOut)
         #expect(sender.sent.count == 1, "the request already on the wire finishes; nothing after it")
         #expect(try store.outbox.all().map(\.path) == ["books/b-2"])
@@ -107,7 +107,7 @@ struct ScriptedSender: WriteSender {
         var onDisk: [Int] = []
         var sender = ScriptedSender(answers: [])
         sender.onSend = { _ in onDisk.append((try? reader.outbox.counts().pending) ?? -1) }
-        let report = try PushRun(store: store, generation: 0, recordEvery: 3, orEvery: 3600).run(with: &sender)
+        let report = try PushRun(store: store, generation: 0, recordEvery: 3, orEvery: 3600).run(with: &sender).report
         #expect(report.applied == 7)
         #expect(onDisk == [7, 7, 7, 4, 4, 4, 1], "one transaction per 3 answers")
         #expect(try store.outbox.all().isEmpty, "the last, partial batch is recorded before the pass returns")
@@ -126,7 +126,7 @@ struct ScriptedSender: WriteSender {
         var sender = ScriptedSender(answers: [])
         var recorded: [Int] = []
         sender.onSend = { _ in recorded.append((try? reader.outbox.counts().pending) ?? -1) }
-        _ = try PushRun(store: store, generation: 0, recordEvery: 100, orEvery: 3600).run(with: &sender)
+        _ = try PushRun(store: store, generation: 0, recordEvery: 100, orEvery: 3600).run(with: &sender).report
         #expect(recorded == [4, 4, 4, 4], "nothing recorded during the pass")
         #expect(sender.sent.map(\.path) == ["books/b-1", "books/b-1", "books/b-2", "books/b-2"])
         #expect(sender.sent.map(\.ifMatch) == ["\"1\"", "\"e1\"", "\"1\"", nil])
@@ -140,7 +140,7 @@ struct ScriptedSender: WriteSender {
         var sender = ScriptedSender(answers: [.conflict(theirs: #"{"title":"T"}"#, etag: "\"9\""),
                                               .rejected(problem: "no"), .applied(document: nil, etag: "\"3\"")])
         try enqueue("books/b-3", "C")
-        let report = try PushRun(store: store, generation: 0, recordEvery: 100, orEvery: 3600).run(with: &sender)
+        let report = try PushRun(store: store, generation: 0, recordEvery: 100, orEvery: 3600).run(with: &sender).report
         #expect(sender.sent.map(\.path) == ["books/b-1", "books/b-2", "books/b-3"])
         #expect(report.conflicts == ["books/b-1"] && report.rejected == ["books/b-2"] && report.applied == 1)
         let items = try store.outbox.all()
@@ -153,7 +153,7 @@ struct ScriptedSender: WriteSender {
         try enqueue("books/b-2", "B")
         var sender = ScriptedSender(answers: [.applied(document: #"{"title":"A"}"#, etag: "\"7\""),
                                               .temporary(reason: "connection reset", retryAfter: nil, sent: true)])
-        let report = try PushRun(store: store, generation: 0, recordEvery: 100, orEvery: 3600).run(with: &sender)
+        let report = try PushRun(store: store, generation: 0, recordEvery: 100, orEvery: 3600).run(with: &sender).report
         #expect(report.applied == 1)
         #expect(report.stop == .temporary(reason: "connection reset", retryAfter: nil))
         let items = try store.outbox.all()
@@ -167,7 +167,7 @@ struct ScriptedSender: WriteSender {
         let otherProcess = try AccountStore(path: dir.file("store.sqlite"))
         var sender = ScriptedSender(answers: [])
         sender.onSend = { item in if item.path == "books/b-1" { _ = try? otherProcess.advanceGeneration() } }
-        let report = try PushRun(store: store, generation: 0, recordEvery: 100, orEvery: 3600).run(with: &sender)
+        let report = try PushRun(store: store, generation: 0, recordEvery: 100, orEvery: 3600).run(with: &sender).report
         #expect(report.stop == .loggedOut && report.applied == 2)
         #expect(try store.outbox.all().map(\.path) == ["books/b-2", "books/b-3"])
     }
@@ -176,7 +176,7 @@ struct ScriptedSender: WriteSender {
         try enqueue("books/b-1", "A")
         try enqueue("books/b-2", "B")
         var sender = ScriptedSender(answers: [.unauthorized])
-        let report = try PushRun(store: store, generation: 0).run(with: &sender)
+        let report = try PushRun(store: store, generation: 0).run(with: &sender).report
         #expect(report.stop == .unauthorized)
         #expect(try store.outbox.all().count == 2)
     }

@@ -49,8 +49,8 @@ enum ClientAnswerProperty: FuzzProperty {
         let api = ServerAPI(transport: Replay(response: response), origin: origin, token: nil)
 
         for method in [OutboxItem.Method.put, .delete] {
-            var sender = HTTPWriteSender(api: api, rules: .builtIn, deadline: nil)
-            let outcome = sender.send(item(method))
+            let sender = HTTPWriteSender(api: api, rules: .builtIn, deadline: nil)
+            let (outcome, _) = sender.send(item(method))
             switch outcome {
             case .applied:
                 guard response.headers["Idempotency-Key"] == key, (200...299).contains(status) else {
