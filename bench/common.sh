@@ -81,7 +81,7 @@ bench_home() {
   printf 'alice-demo\n' | LIB_HOME="$1" "$BIN/lib" -q login "$BENCH_URL" --user alice --password-stdin
 }
 
-# bench_fill HOME DOCS PENDING: DOCS cached documents and PENDING pending writes in alice's store.
+# bench_fill HOME DOCS PENDING: DOCS cached documents and PENDING pending writes (title changes) in alice's store.
 bench_fill() {
   local store
   store=$(ls -d "$1"/data/accounts/*/store.sqlite)
@@ -93,9 +93,10 @@ INSERT OR REPLACE INTO documents (path, body, etag, fetched_at, validated_at)
 SELECT 'books/b-' || i, '{"id":"b-' || i || '","title":"Book ' || i || '","author":"Someone","year":1965,"copies":3,"tags":["sf"]}',
        '"1-' || i || '"', strftime('%s','now'), strftime('%s','now') FROM n;
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $3)
-INSERT INTO outbox (path, method, body, base_body, base_etag, if_match, idempotency_key, created_at, updated_at)
-SELECT 'books/b-' || i, 'PUT', '{"title":"Edited ' || i || '"}', NULL, '"1-' || i || '"', '"1-' || i || '"',
-       'bench-' || i, strftime('%s','now'), strftime('%s','now') FROM n;
+INSERT INTO outbox (path, method, changes, base_body, base_etag, if_match, idempotency_key, created_at, updated_at)
+SELECT 'books/b-' || i, 'PUT', '{"set":{"title":"Edited ' || i || '"},"remove":[]}',
+       '{"id":"b-' || i || '","title":"Book ' || i || '","author":"Someone","year":1965,"copies":3,"tags":["sf"]}',
+       '"1-' || i || '"', '"1-' || i || '"', 'bench-' || i, strftime('%s','now'), strftime('%s','now') FROM n;
 COMMIT;
 SQL
   # sqlite3 changed the outbox behind lib's back: the prompt file lib wrote
