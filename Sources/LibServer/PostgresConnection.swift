@@ -125,16 +125,19 @@ final class PostgresConnection: SQLConnection {
         let result = parameters.map { UnsafePointer($0) }.withUnsafeBufferPointer { pointers in
             PQexecParams(handle, text, Int32(values.count), nil, pointers.baseAddress, nil, nil, 0)
         }
-        try check(result)
+        do { try check(result) } catch {
+            PQclear(result)
+            throw error
+        }
         return result!
     }
 
+    /// Throws the error a result holds; the caller still owns (and clears) the result.
     private func check(_ result: OpaquePointer?) throws {
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             let message = String(cString: PQerrorMessage(handle))
             let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
-            PQclear(result)
             throw PostgresError(message: message, sqlState: state, connectionLost: PQstatus(handle) != CONNECTION_OK)
         }
     }
