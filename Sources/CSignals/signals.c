@@ -10,6 +10,9 @@ static void stop_signals(sigset_t *set) {
     sigemptyset(set);
     sigaddset(set, SIGTERM);
     sigaddset(set, SIGINT);
+    // A closed terminal (the watch started from a shell that exits) stops
+    // it the same way, instead of killing it with status 129.
+    sigaddset(set, SIGHUP);
 }
 
 int csignals_open_stop_descriptor(void) {
@@ -30,5 +33,5 @@ int csignals_drain(int descriptor) {
 int csignals_stop_pending(void) {
     sigset_t pending;
     if (sigpending(&pending) != 0) return 0;
-    return sigismember(&pending, SIGTERM) == 1 || sigismember(&pending, SIGINT) == 1;
+    return sigismember(&pending, SIGTERM) == 1 || sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGHUP) == 1;
 }

@@ -7,7 +7,7 @@ import LibNet
 import LibSync
 import LibBase
 
-/// `lib push --watch [--all]`: runs until SIGTERM or SIGINT and pushes each
+/// `lib push --watch [--all]`: runs until SIGTERM, SIGINT or SIGHUP and pushes each
 /// account's writes soon after they are saved, when a route to the server
 /// appears, and after a backoff while the server is unreachable; each push
 /// is an `AccountPush` under the account's push lock, so watchers and

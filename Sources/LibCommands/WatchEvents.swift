@@ -4,14 +4,14 @@ import Glibc
 import CSignals
 import LibNet
 
-/// Everything `push --watch` waits for, in one poll() set: SIGTERM and
-/// SIGINT (a signalfd), changes to the account stores and to the account
+/// Everything `push --watch` waits for, in one poll() set: SIGTERM, SIGINT
+/// and SIGHUP (a signalfd), changes to the account stores and to the account
 /// list (inotify), routing changes (rtnetlink) and, once it has been asked,
 /// NetworkManager's change signals. Nothing in the set wakes the process by
 /// itself: idle, it sleeps in poll() with no timeout.
 final class WatchEvents {
     enum Event: Equatable {
-        /// SIGTERM or SIGINT arrived.
+        /// SIGTERM, SIGINT or SIGHUP arrived.
         case stop
         /// A file in a watched directory changed (the watch descriptor).
         case directoryChanged(Int32)

@@ -4,7 +4,7 @@ import TestSupport
 
 /// `lib push --watch`: pushes soon after each saved write and when the
 /// server or the route comes back, under the push lock, quietly, and stops
-/// cleanly on SIGTERM.
+/// cleanly on SIGTERM, SIGINT or SIGHUP.
 @Suite struct PushWatchTests {
     /// Asleep with nothing due, the watcher has no timer that could push:
     /// the edit arriving at all is the store's inotify event waking it.
@@ -107,7 +107,9 @@ import TestSupport
         for book in books { #expect(try serverVersions(server, book) == 1, "\(book)") }
     }
 
-    @Test func sigtermLetsTheRequestOnTheWireFinishAndExitsZeroWithNothingLost() throws {
+    /// SIGHUP (a closed terminal) stops it as SIGTERM does (issue 23; it died with 129).
+    @Test(arguments: [SIGTERM, SIGHUP])
+    func aStopSignalLetsTheRequestOnTheWireFinishAndExitsZeroWithNothingLost(signal: Int32) throws {
         let server = try startDemoServer(arguments: ["--fault", "delay=400,method=PUT"])
         let alice = try LibHarness()
         try alice.login("alice", to: server)
@@ -115,7 +117,7 @@ import TestSupport
         for book in books { #expect(try alice.lib("edit", "books/\(book)", "--create", "title=Stop").status == 0) }
         let watcher = try RunningWatcher(alice)
         #expect(try waitUntil(timeout: 30) { try serverVersions(server, "ws-0") == 1 } != nil)
-        let status = watcher.terminate()
+        let status = watcher.terminate(signal)
         #expect(status == 0, "\(watcher.stderr)")
         let sent = try serverWriteOrder(server, user: "alice")
         let pending = try alice.pending()

@@ -4,7 +4,7 @@
 #ifndef CSIGNALS_H
 #define CSIGNALS_H
 
-/// Blocks SIGTERM and SIGINT in the calling thread (threads it starts later
+/// Blocks SIGTERM, SIGINT and SIGHUP in the calling thread (threads it starts later
 /// inherit the mask) and returns a non-blocking, close-on-exec signalfd
 /// for them, or -errno.
 int csignals_open_stop_descriptor(void);
@@ -12,7 +12,7 @@ int csignals_open_stop_descriptor(void);
 /// Reads every queued signal from the descriptor; returns how many.
 int csignals_drain(int descriptor);
 
-/// Whether SIGTERM or SIGINT is pending (blocked and not yet read).
+/// Whether SIGTERM, SIGINT or SIGHUP is pending (blocked and not yet read).
 int csignals_stop_pending(void);
 
 #endif
