@@ -87,10 +87,23 @@ enum Status {
     }
 
     /// Why the store cannot be read, or nil when it can (or does not exist yet).
+    /// Its counters and its list of writes are both read, and must agree: a
+    /// page of noise can spare one and not the other, and counters shown
+    /// without their writes (or none shown for writes that exist) would hide
+    /// what waits to be sent.
     private static func damage(storePath: String, account: String) -> String? {
         guard access(storePath, F_OK) == 0 else { return nil }
         do {
-            _ = try AccountStore(readingFrom: storePath).outbox.counts()
+            let outbox = try AccountStore(readingFrom: storePath).outbox
+            let counts = try outbox.counts()
+            let items = try outbox.all()
+            let listed = (pending: items.filter { $0.status == .pending }.count, conflicts: items.filter { $0.status == .conflict }.count,
+                          rejected: items.filter { $0.status == .rejected }.count)
+            guard listed == counts else {
+                // SQLITE_CORRUPT (11): reported as SQLite's own damage is, with how to keep the writes.
+                throw DatabaseError(extendedCode: 11, message: "its counters say \(counts.pending + counts.conflicts + counts.rejected) "
+                                    + "writes, its list holds \(items.count)", path: storePath)
+            }
             return nil
         } catch let error as DatabaseError where error.isCorrupt {
             return "The store of \(account) is damaged: \(error.message)"

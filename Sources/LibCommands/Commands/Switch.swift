@@ -4,6 +4,9 @@ import LibJSON
 import LibSync
 import LibBase
 import LibClient
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `lib switch [ACCOUNT]`: sets the current account, or lists them.
 enum Switch {
@@ -33,8 +36,15 @@ enum Switch {
         }
         let width = index.accounts.map(\.name.count).max() ?? 0
         var json: [JSONValue] = []
+        var damaged: [String] = []
         for account in index.accounts {
-            let counts = OutboxSummary.read(storePath: paths.storePath(account.name))
+            let storePath = paths.storePath(account.name)
+            // A store that exists and cannot be read is never listed as up to date.
+            guard let counts = OutboxSummary.readIfPresent(storePath: storePath) ?? (access(storePath, F_OK) == 0 ? nil : OutboxSummary())
+            else {
+                damaged.append(account.name)
+                continue
+            }
             let current = account.name == index.currentName
             if context.globalOptions.json {
                 json.append(.object(JSONObject([
@@ -48,6 +58,9 @@ enum Switch {
             }
         }
         if context.globalOptions.json { context.standardOutput.write(JSONValue.array(json).serialized() + "\n") }
-        return .success
+        for name in damaged {
+            context.standardError.write("\(ProgramInfo.name): The store of \(name) cannot be read: `lib status -A \(name)` says why and how to keep its writes.\n")
+        }
+        return damaged.isEmpty ? .success : .failure
     }
 }
