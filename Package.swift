@@ -126,8 +126,8 @@ let package = Package(
 
         // Tests.
         .target(name: "TestSupport", path: "Sources/TestSupport"),
-        .testTarget(name: "LibJSONTests", dependencies: ["LibJSON"]),
-        .testTarget(name: "LibBookSchemaTests", dependencies: ["LibBookSchema", "LibJSON"]),
+        .testTarget(name: "LibJSONTests", dependencies: ["LibJSON", "TestSupport"]),
+        .testTarget(name: "LibBookSchemaTests", dependencies: ["LibBookSchema", "LibJSON", "TestSupport"]),
         .testTarget(name: "LibStoreTests", dependencies: ["LibStore", "TestSupport"]),
         .testTarget(name: "LibHTTPTests", dependencies: ["LibHTTP"]),
         .testTarget(name: "LibHTTPServerTests", dependencies: ["LibHTTPServer", "TestSupport"]),

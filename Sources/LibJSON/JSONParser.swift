@@ -157,13 +157,13 @@ public struct JSONParser {
         while index < bytes.count {
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
-                result += decodeRun(runStart, index)
+                result += try decodeRun(runStart, index)
                 index += 1
                 return result
             }
             if b < 0x20 { throw error("control character in string") }
             if b == UInt8(ascii: "\\") {
-                result += decodeRun(runStart, index)
+                result += try decodeRun(runStart, index)
                 index += 1
                 guard index < bytes.count else { break }
                 let escaped = bytes[index]
@@ -188,8 +188,14 @@ public struct JSONParser {
         throw error("unterminated string")
     }
 
-    private func decodeRun(_ start: Int, _ end: Int) -> String {
-        String(decoding: bytes[start..<end], as: UTF8.self)
+    /// The bytes of a string between escapes. Text that is not UTF-8 is
+    /// refused (RFC 8259 §8.1) rather than read with replacement characters:
+    /// found by the differential test against Python's json (issue 23).
+    private func decodeRun(_ start: Int, _ end: Int) throws(JSONSyntaxError) -> String {
+        let run = bytes[start..<end]
+        if run.allSatisfy({ $0 < 0x80 }) { return String(decoding: run, as: UTF8.self) }
+        guard let text = String(validating: run, as: UTF8.self) else { throw error("invalid UTF-8 in string", at: start) }
+        return text
     }
 
     private mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
