@@ -42,6 +42,11 @@ import TestSupport
         let twice = try CommandRunner.run(BuiltProducts.path("lib-server"), ["user", "add", "dora", "--db", db], stdin: "x\n")
         #expect(twice.status == 1)
         #expect(twice.stderr == "lib-server: user 'dora' already exists\n")
+        // The rule lib checks names from the server with (issue 23).
+        for name in ["../x", "a/b", ".hidden", "%F{red}x"] {
+            let refused = try CommandRunner.run(BuiltProducts.path("lib-server"), ["user", "add", name, "--db", db], stdin: "x\n")
+            #expect(refused.status == 1 && refused.stderr.contains("use 1 to 64 letters, digits, '.', '_' or '-', not starting with '.'"), "\(refused)")
+        }
 
         let server = try ServerProcess(database: db, demo: false)
         let client = try HTTPTestClient(port: server.port)
@@ -55,6 +60,7 @@ import TestSupport
         (["--listen", "127.0.0.1:0"], "lib-server: --db PATH is required"),
         (["--db", "x", "--listen", "nowhere"], "lib-server: --listen wants HOST:PORT, as in 127.0.0.1:8080 or [::1]:0, not 'nowhere'"),
         (["--db", "x", "--frobnicate"], "lib-server: unknown argument '--frobnicate'"),
+        (["--db", "x", "--session-lifetime", "0"], "lib-server: --session-lifetime wants a positive number of seconds, not '0'"),
         (["--db", "x", "--fault", "explode"], "lib-server: invalid fault 'explode': unknown action 'explode' (drop-before-write, drop-after-commit, truncate, delay=MS, status=CODE)"),
     ])
     func badArgumentsExit2NamingTheProblem(arguments: [String], message: String) throws {
