@@ -239,7 +239,7 @@ final class PushWatch {
 
     /// One line on standard error, whole (journald keeps it as one record).
     private func say(_ line: String) {
-        context.standardError.write("\(ProgramInfo.name): \(line)\n")
+        context.standardError.write("\(ProgramInfo.name): \(TerminalText.escaped(line, keepingLayout: true))\n")
     }
 }
 

@@ -25,7 +25,7 @@ struct Resolution {
 
     func show() throws -> ExitCode {
         guard write.isConflict else {
-            var text = "\(key) was rejected by the server for \(workspace.name): \(write.item.problem ?? "no reason given").\n"
+            var text = "\(key) was rejected by the server for \(workspace.name): \(TerminalText.escaped(write.item.problem ?? "no reason given")).\n"
             text += "Your write: " + Self.describe(write.item.intent) + "\n"
             if !write.later.isEmpty {
                 text += "\(Wording.writes(write.later.count).capitalizedFirst) of \(key) made on top of it also \(write.later.count == 1 ? "waits" : "wait").\n"
@@ -280,7 +280,7 @@ struct Resolution {
         } else {
             let known = try Sides(write.item)
             start = known.mine ?? known.base ?? JSONObject([("id", .string(id))])
-            notes.append("The server rejected it: \(write.item.problem ?? "no reason given").")
+            notes.append("The server rejected it: \(TerminalText.escaped(write.item.problem ?? "no reason given")).")
         }
         notes.append(DocumentEditor.commentRule)
         let rules = try BookRules.forAccount(store)

@@ -136,4 +136,38 @@ import TestSupport
         #expect(json.status == 0 && !Self.hasRawControl(json.stdout), "\(json.stdout.debugDescription)")
         #expect(try JSONParser.parse(json.stdout)["title"]?.stringValue == Self.hostileTitle)
     }
+
+    /// A server's problem detail, kept with a rejected write: status and
+    /// resolve show it escaped (push only counts it); status --json carries
+    /// it as \u escapes.
+    @Test func aProblemDetailFromTheServerIsShownEscaped() throws {
+        let (server, _dir) = try startDemoServer()
+        let alice = try LibHarness()
+        try alice.login("alice", to: server)
+        #expect(try alice.lib("get", "books/b-7").status == 0)
+        #expect(try alice.lib("edit", "books/b-7", "title=Mine").status == 0)
+        let port = UInt16(server.port)
+        server.stop()
+        let detail = "Refused\u{1B}]0;owned\u{07}\u{1B}[2J\u{9B}\u{202E}!"
+        let peer = try ScriptedPeer(port: port) { _, request in
+            let key = request.split(separator: "\r\n").first { $0.lowercased().hasPrefix("idempotency-key:") }
+                .map { String($0.dropFirst("idempotency-key:".count)).trimmingCharacters(in: .whitespaces) } ?? ""
+            let body = JSONValue.object(JSONObject([("type", "about:blank"), ("title", "Unprocessable Content"), ("status", 422),
+                                                    ("detail", .string(detail))])).serialized()
+            return .send(Array(("HTTP/1.1 422 Unprocessable Content\r\nContent-Type: application/problem+json\r\n"
+                + "Idempotency-Key: \(key)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)").utf8))
+        }
+        let shown = "Refused\\u001b]0;owned\\u0007\\u001b[2J\\u009b\\u202e!"
+        let push = try alice.lib("push")
+        #expect(push.status == 3, "\(push)")
+        #expect(!Self.hasRawControl(push.stdout + push.stderr), "\((push.stdout + push.stderr).debugDescription)")
+        for result in [try alice.lib("status"), try alice.lib("resolve"), try alice.lib("resolve", "books/b-7")] {
+            #expect(!Self.hasRawControl(result.stdout + result.stderr), "\(result.command): \((result.stdout + result.stderr).debugDescription)")
+            #expect((result.stdout + result.stderr).contains(shown), "\(result.command): \((result.stdout + result.stderr).debugDescription)")
+        }
+        let json = try alice.lib("status", "--json")
+        #expect(!Self.hasRawControl(json.stdout), "\(json.stdout.debugDescription)")
+        #expect(json.stdout.contains(#"Refused\u001b]0;owned\u0007"#), "\(json.stdout.debugDescription)")
+        _ = (peer, _dir)
+    }
 }
