@@ -227,7 +227,8 @@ public final class HTTPServer: Sendable {
     /// may be cut off to make room, see `ServerState.evictLongestWaitingForHead`).
     func setAwaitingHead(_ id: Int, _ awaiting: Bool) {
         state.withLock { state in
-            if state.connections[id]?.evicted == false { state.connections[id]?.awaitingHead = awaiting }
+            guard state.connections[id]?.evicted == false, state.connections[id]?.awaitingHead != awaiting else { return }
+            if awaiting { state.startWaitingForHead(id) } else { state.connections[id]?.awaitingHead = false }
         }
     }
 

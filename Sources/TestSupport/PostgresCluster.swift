@@ -6,7 +6,7 @@ import Foundation
 /// Run as an unprivileged user when the test runs as root (PostgreSQL
 /// refuses root), with setpriv: runuser's PAM session left the test waiting. Removed when released.
 public final class PostgresCluster: @unchecked Sendable {
-    public let port: Int
+    public private(set) var port: Int
     /// `postgresql://lib@127.0.0.1:PORT/postgres` (trust authentication).
     public var uri: String { "postgresql://lib@127.0.0.1:\(port)/postgres" }
     private let directory: TemporaryDirectory
@@ -24,7 +24,16 @@ public final class PostgresCluster: @unchecked Sendable {
         }
         let initialized = try run("initdb", ["-D", directory.file("data"), "-U", "lib", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"])
         guard initialized.status == 0 else { throw PostgresClusterError.failed("\(initialized)") }
-        try start()
+        // A port found free may be taken before the server binds it (tests
+        // beside this one open thousands of loopback connections): try another.
+        for attempt in 1...3 {
+            do {
+                try start()
+                return
+            } catch where attempt < 3 {
+                port = try freeLoopbackPort()
+            }
+        }
     }
 
     deinit {
@@ -35,7 +44,10 @@ public final class PostgresCluster: @unchecked Sendable {
     public func start() throws {
         let options = "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory.path) -c fsync=off -c synchronous_commit=off"
         let started = try run("pg_ctl", ["-D", directory.file("data"), "-l", directory.file("server.log"), "-w", "-t", "60", "-o", options, "start"])
-        guard started.status == 0 else { throw PostgresClusterError.failed("\(started)") }
+        guard started.status == 0 else {
+            let log = (try? String(contentsOfFile: directory.file("server.log"), encoding: .utf8)) ?? ""
+            throw PostgresClusterError.failed("\(started)\n--- server.log\n\(log)")
+        }
     }
 
     /// Stops the cluster (fast shutdown: every connection is closed).
@@ -57,7 +69,16 @@ public final class PostgresCluster: @unchecked Sendable {
         var pid: pid_t = 0
         let cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
-        let spawned = posix_spawn(&pid, argv[0], nil, nil, cArguments, environ)
+        // Only standard input, output and error: PostgreSQL refuses to start
+        // when the descriptors a test holds leave it too few of its own.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap { Int32($0) } ?? []
+        for fd in open where fd > 2 && fcntl(fd, F_GETFD) >= 0 && fcntl(fd, F_GETFD) & FD_CLOEXEC == 0 {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
         guard spawned == 0 else { throw PostgresClusterError.failed("posix_spawn \(argv[0]): \(spawned)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

@@ -116,7 +116,8 @@ import TestSupport
 
     /// A TCP connection to 127.0.0.1:port from the given loopback address.
     static func connect(from source: String, to port: Int) throws -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: thousands of these must not leak into programs a test starts.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return nil }
         var local = sockaddr_in()
         local.sin_family = sa_family_t(AF_INET)
