@@ -6,6 +6,37 @@ import TestSupport
 /// The server's database out of reach: 503 with Retry-After, nothing of the
 /// failure in the answer, and normal service once it is back (issue 23).
 @Suite struct DatabaseOutageTests {
+    /// Another process holding SQLite's write lock past the busy timeout
+    /// (5 s): the write gets 503, reads go on, and the next write after the
+    /// lock is gone works.
+    @Test(.enabled(if: !TestDatabase.isPostgres, "SQLite only"))
+    func aWriteLockHeldByAnotherProcessIs503AndReadsGoOn() throws {
+        let demo = try DemoServer()
+        let alice = try demo.signIn("alice")
+        let etag = try alice.etag(of: "b-7")
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        holder.arguments = [demo.server.databasePath]
+        let script = Pipe()
+        holder.standardInput = script
+        holder.standardOutput = FileHandle.nullDevice
+        try holder.run()
+        script.fileHandleForWriting.write(Data("BEGIN IMMEDIATE;\nUPDATE books SET version = version WHERE id = 'b-1';\n.shell sleep 7\nROLLBACK;\n".utf8))
+        usleep(500_000)
+        let started = Date()
+        let locked = try alice.put("b-7", #"{"title":"Locked out"}"#, ifMatch: etag)
+        #expect(locked.status == 503, "\(locked.status) \(locked.text)")
+        #expect(locked.header("Retry-After") == "2")
+        #expect(locked.problemDetail.contains("(incident i-") && !locked.text.contains("/") && !locked.text.lowercased().contains("locked"),
+                "\(locked.text)")
+        #expect(Date().timeIntervalSince(started) < 7, "answered within the busy timeout and a little")
+        #expect(try alice.get("/v1/books/b-7").status == 200, "reads go on")
+        try script.fileHandleForWriting.close()
+        holder.waitUntilExit()
+        let after = try alice.put("b-7", #"{"title":"In again"}"#, ifMatch: etag)
+        #expect(after.status == 200, "\(after.text)")
+    }
+
     @Test(.enabled(if: getuid() == 0 && !TestDatabase.isPostgres, "needs root to mount a tmpfs; SQLite only"))
     func aFullDiskUnderSQLiteIs503WithoutThePathAndReadsGoOn() throws {
         let mount = try TemporaryDirectory("lib-server-full")
