@@ -21,13 +21,21 @@ struct PostgresError: Error, CustomStringConvertible {
 /// text, turned into integers or reals by their column's type.
 final class PostgresConnection: SQLConnection {
     private let handle: OpaquePointer
+    /// The URI with a connect timeout when it has none: a reconnection to a
+    /// database host that has gone silent (a failover) would otherwise hold
+    /// a request for the system's TCP timeout, minutes, instead of a 503.
+    static func withConnectTimeout(_ uri: String) -> String {
+        if uri.contains("connect_timeout=") { return uri }
+        return uri + (uri.contains("?") ? "&" : "?") + "connect_timeout=5"
+    }
+
     /// `?N` placeholders rewritten once per statement text.
     private var translated: [String: String] = [:]
     private var inTransaction = false
     var dialect: SQLDialect { .postgresql }
 
     init(uri: String) throws {
-        guard let connection = PQconnectdb(uri) else { throw PostgresError(message: "out of memory") }
+        guard let connection = PQconnectdb(Self.withConnectTimeout(uri)) else { throw PostgresError(message: "out of memory") }
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(connection))
             PQfinish(connection)
