@@ -6,7 +6,10 @@ import Foundation
 /// Run as an unprivileged user when the test runs as root (PostgreSQL
 /// refuses root), with setpriv: runuser's PAM session left the test waiting. Removed when released.
 public final class PostgresCluster: @unchecked Sendable {
-    public private(set) var port: Int
+    public var port: Int { reservation.port }
+    /// Held for the cluster's life, stopped or running (PostgreSQL binds
+    /// with SO_REUSEADDR): nobody else takes the port while it is down.
+    private let reservation: LoopbackPortReservation
     /// `postgresql://lib@127.0.0.1:PORT/postgres` (trust authentication).
     public var uri: String { "postgresql://lib@127.0.0.1:\(port)/postgres" }
     private let directory: TemporaryDirectory
@@ -15,7 +18,7 @@ public final class PostgresCluster: @unchecked Sendable {
 
     public init() throws {
         directory = try TemporaryDirectory("lib-test-postgres")
-        port = try freeLoopbackPort()
+        reservation = try LoopbackPortReservation()
         if getuid() == 0 {
             if try CommandRunner.run("/usr/bin/id", [Self.owner]).status != 0 {
                 _ = try CommandRunner.run("/usr/sbin/useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", Self.owner])
@@ -24,16 +27,7 @@ public final class PostgresCluster: @unchecked Sendable {
         }
         let initialized = try run("initdb", ["-D", directory.file("data"), "-U", "lib", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"])
         guard initialized.status == 0 else { throw PostgresClusterError.failed("\(initialized)") }
-        // A port found free may be taken before the server binds it (tests
-        // beside this one open thousands of loopback connections): try another.
-        for attempt in 1...3 {
-            do {
-                try start()
-                return
-            } catch where attempt < 3 {
-                port = try freeLoopbackPort()
-            }
-        }
+        try start()
     }
 
     deinit {

@@ -63,7 +63,7 @@ import TestSupport
     /// status shows the counters without the writes (issue 23: `pending 5`
     /// with no write lines, exit 0).
     @Test func noiseInTheMiddleOfTheStoreIsDamageNotAnEmptyList() throws {
-        let (server, dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let title = String(repeating: "long title ", count: 40)
@@ -91,6 +91,5 @@ import TestSupport
         }
         let accounts = try alice.lib("switch")
         #expect(accounts.status != 0 || accounts.stdout.contains("5 pending"), "\(accounts)")
-        _ = dir
     }
 }

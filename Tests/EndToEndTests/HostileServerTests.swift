@@ -141,7 +141,7 @@ import TestSupport
     /// resolve show it escaped (push only counts it); status --json carries
     /// it as \u escapes.
     @Test func aProblemDetailFromTheServerIsShownEscaped() throws {
-        let (server, _dir) = try startDemoServer()
+        let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         #expect(try alice.lib("get", "books/b-7").status == 0)
@@ -168,6 +168,6 @@ import TestSupport
         let json = try alice.lib("status", "--json")
         #expect(!Self.hasRawControl(json.stdout), "\(json.stdout.debugDescription)")
         #expect(json.stdout.contains(#"Refused\u001b]0;owned\u0007"#), "\(json.stdout.debugDescription)")
-        _ = (peer, _dir)
+        _ = peer
     }
 }

@@ -5,7 +5,7 @@ import TestSupport
 /// A session older than the server's `--session-lifetime` (issue 23).
 @Suite struct SessionExpiryTests {
     @Test func anExpiredSessionSaysRunLibLoginAndKeepsEveryWrite() throws {
-        let (server, _dir) = try startDemoServer(arguments: ["--session-lifetime", "2"])
+        let server = try startDemoServer(arguments: ["--session-lifetime", "2"])
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let account = alice.account("alice", on: server)
@@ -20,6 +20,5 @@ import TestSupport
         #expect(try alice.lib("push").status == 0)
         #expect(try alice.pending() == 0)
         #expect(try serverHistory(server, book: "b-8").last?.document?.contains("\"copies\":42") == true)
-        _ = _dir
     }
 }
