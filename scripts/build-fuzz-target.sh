@@ -27,6 +27,11 @@ targets=(
   "client-answer    ClientAnswerProperty        LibNet LibCommands LibSync LibJSON"
 )
 
+if [ "${1:-}" = "--list" ]; then
+  for t in "${targets[@]}"; do set -- $t; echo "$1"; done
+  exit 0
+fi
+
 # The package's module graph, read from the package itself: each target's
 # kind (Swift, C or system library) and direct dependencies, one line per
 # target ("NAME KIND DEPENDENCY..."), kept beside the build products.
@@ -49,11 +54,6 @@ module_line() {
 }
 module_dependencies() { local line; line=$(module_line "$1"); set -- $line; shift 2; echo "$@"; }
 module_kind() { local line; line=$(module_line "$1"); set -- $line; echo "$2"; }
-
-if [ "${1:-}" = "--list" ]; then
-  for t in "${targets[@]}"; do set -- $t; echo "$1"; done
-  exit 0
-fi
 target=${1:?usage: build-fuzz-target.sh TARGET (see --list)}
 line=""
 for t in "${targets[@]}"; do set -- $t; [ "$1" = "$target" ] && line=$t; done
