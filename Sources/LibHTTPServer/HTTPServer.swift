@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LibBase
 import Synchronization
 
 /// An HTTP/1.1 server over POSIX sockets: one thread per connection,
@@ -9,6 +10,8 @@ public final class HTTPServer: Sendable {
     let limits: HTTPServerLimits
     let handler: @Sendable (HTTPRequest) -> HTTPReply
     let state = Mutex(ServerState())
+    /// Wakes what waits for `state` to change: every wait is an event.
+    let changes = StateChanges()
 
     /// Connections beyond the limit get their 503 from a thread of their own,
     /// so that the accept loop never waits on a client; past this many such
@@ -80,8 +83,9 @@ public final class HTTPServer: Sendable {
             state.accepting = false
             return state.stopping
         }
+        changes.notify()
         guard stopping else { return }
-        while !state.withLock({ $0.stopFinished }) { usleep(5_000) }
+        waitUntilStopFinished()
     }
 
     /// Stops accepting, closes the listening socket, lets in-flight requests
@@ -103,30 +107,39 @@ public final class HTTPServer: Sendable {
             state.shutDownConnections(idleOnly: true)
             return true
         }
-        guard first else {
-            while !state.withLock({ $0.stopFinished }) { usleep(5_000) }
-            return
-        }
+        guard first else { return waitUntilStopFinished() }
         waitUntilQuiet(seconds: max(0, grace))
         state.withLock { $0.shutDownConnections(idleOnly: false) }
         // Threads still in a handler finish on their own; only wait briefly.
         waitUntilQuiet(seconds: 1)
         state.withLock { $0.stopFinished = true }
+        changes.notify()
     }
 
+    /// Until no connection is open and the accept loop has ended, or `seconds` have passed.
     private func waitUntilQuiet(seconds: Double) {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < deadline {
+        let deadline = MonotonicClock.now() + seconds
+        while true {
+            let ticket = changes.ticket()
             if state.withLock({ $0.connections.isEmpty && !$0.accepting }) { return }
-            usleep(5_000)
+            guard changes.wait(after: ticket, until: deadline) else { return }
+        }
+    }
+
+    private func waitUntilStopFinished() {
+        while true {
+            let ticket = changes.ticket()
+            if state.withLock({ $0.stopFinished }) { return }
+            changes.wait(after: ticket)
         }
     }
 
     private func acceptConnections(on fd: Int32) {
         while !state.withLock({ $0.stopping }) {
             var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            // The timeout is only a safety net: stop() wakes the poll by shutting the socket down.
-            let polled = poll(&ready, 1, 500)
+            // No timeout: an idle server sleeps here until a client comes,
+            // and stop() wakes it by shutting the listening socket down.
+            let polled = poll(&ready, 1, -1)
             if polled <= 0 { continue }
             var peer = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -175,6 +188,7 @@ public final class HTTPServer: Sendable {
             let connection = Connection(server: self, id: id, fd: fd, remoteAddress: remote)
             if !DetachedThread.start({ connection.serve() }) {
                 state.withLock { $0.remove(id) }
+                changes.notify()
                 refuseOverloaded(fd, linger: false)
             }
         case .overflow(threaded: true):
@@ -236,6 +250,7 @@ public final class HTTPServer: Sendable {
     /// stop() never shuts down a reused descriptor number.
     func unregister(_ id: Int) {
         state.withLock { $0.remove(id) }
+        changes.notify()
     }
 
     /// `ADDRESS` of `ADDRESS:PORT` (`[ADDRESS]` of `[ADDRESS]:PORT`).
