@@ -14,16 +14,30 @@ public struct AccountPaths: Sendable {
 
     public func accountDirectory(_ name: String) -> String {
         // Account names are `user@host[:port]` with a user name checked at
-        // login and again when the index is read (UserName); checked here
+        // login and again when the index is read (UserName). Made safe here
         // too, where the path is made, so that no other name can ever reach
-        // outside the accounts directory.
-        precondition(Self.isOneComponent(name), "account name '\(TerminalText.escaped(name))' is not a file name")
-        return directories.data + "/accounts/" + name
+        // outside the accounts directory (a valid name is left as it is).
+        directories.data + "/accounts/" + Self.oneComponent(name)
     }
 
-    /// A name that is one path component: not empty, no `/` or NUL, not `.` or `..`.
-    static func isOneComponent(_ name: String) -> Bool {
-        !name.isEmpty && name != "." && name != ".." && !name.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 })
+    /// `name` as one path component: as it is when it already is one (not
+    /// empty, no `/` or NUL, not `.` or `..`), else with `%`, `/`, NUL and
+    /// the dots of `.` and `..` written as `%XX`.
+    static func oneComponent(_ name: String) -> String {
+        let isOne = !name.isEmpty && name != "." && name != ".."
+            && !name.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 })
+        if isOne { return name }
+        if name.isEmpty || name == "." || name == ".." { return String(repeating: "%2E", count: max(1, name.count)) }
+        var out = ""
+        for scalar in name.unicodeScalars {
+            switch scalar {
+            case "/": out += "%2F"
+            case "%": out += "%25"
+            case "\0": out += "%00"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
     public func storePath(_ name: String) -> String { accountDirectory(name) + "/store.sqlite" }
     public func pushLockPath(_ name: String) -> String { accountDirectory(name) + "/push.lock" }
