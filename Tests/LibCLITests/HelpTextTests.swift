@@ -1,4 +1,5 @@
 import LibCLI
+@testable import LibCommands
 import Testing
 import LibBase
 
@@ -6,7 +7,7 @@ private let registry = CommandRegistry.lib
 
 /// Every help text lib can print, with a name for failure messages.
 private func everyHelpText() -> [(name: String, text: String)] {
-    let help = HelpText()
+    let help = HelpText(registry: .lib)
     return [("lib --help", help.programHelp()), ("lib (no arguments)", help.shortUsage())]
         + registry.commands.map { ("lib \($0.name) --help", help.commandHelp($0)) }
 }
@@ -21,7 +22,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
 }
 
 @Test func programHelpListsVisibleCommandsGlobalOptionsAndExitCodes() {
-    let text = HelpText().programHelp()
+    let text = HelpText(registry: .lib).programHelp()
     #expect(text.hasPrefix("Usage: lib [-A ACCOUNT] [--json] [-q] [-v] [--no-color] COMMAND ...\n"))
     for command in registry.visibleCommands {
         #expect(text.contains("\n  \(command.name) "), "\(command.name) missing")
@@ -34,7 +35,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
 }
 
 @Test func commandHelpShowsSynopsisOptionsExamplesAndExitCodes() {
-    let text = HelpText().commandHelp(PushSyntax.command)
+    let text = HelpText(registry: .lib).commandHelp(Push.command)
     #expect(text.hasPrefix("Usage: lib push [--wait DURATION | --watch] [--all]\n\nSend pending writes to the server, in order.\n"))
     #expect(text.contains("\nOptions:\n      --wait DURATION  Keep trying for up to DURATION in all (for cron)\n"))
     #expect(text.contains("\n  -h, --help  ") || text.contains("\n  -h, --help "))

@@ -1,4 +1,5 @@
 import LibCLI
+import LibCommands
 import Testing
 
 /// The parser finds commands and global options through switches (so that a
