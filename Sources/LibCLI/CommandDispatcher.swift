@@ -106,6 +106,15 @@ public struct CommandDispatcher: Sendable {
         }
         output.flush()
         errors.flush()
-        exit(status.rawValue)
+        exit(Self.statusAfterWriting(status, output: output, errors: errors).rawValue)
+    }
+
+    /// Output that did not reach standard output (a full disk, a closed
+    /// descriptor) fails the command, as git's does; a reader that went away
+    /// (`| head -1`, EPIPE) ends it quietly.
+    static func statusAfterWriting(_ status: ExitCode, output: OutputChannel, errors: OutputChannel) -> ExitCode {
+        guard let error = output.writeError, error != EPIPE else { return status }
+        errors.write("lib: couldn't write to standard output: \(String(cString: strerror(error)))\n")
+        return status == .success ? .failure : status
     }
 }

@@ -100,7 +100,8 @@ enum Edit: Verb {
         } else if let document = base.document {
             start = document
         } else {
-            throw CommandFailure("\(key) is deleted on this device (not pushed yet): use --create to make it again.")
+            throw CommandFailure("\(key) is deleted on this device (not pushed yet): run `lib discard \(key)` to take the delete back "
+                                 + "(or `lib edit \(key) --create` to make a new document in its place).")
         }
 
         var body: JSONValue?
