@@ -37,8 +37,6 @@ struct AccountPush {
         /// Each write sent, in order, and the outbox's counts afterwards (for `--json`).
         var writes: [PushWriteResult] = []
         var counts: (pending: Int, conflicts: Int, rejected: Int)? = nil
-        /// Whether the summary only says that all went well.
-        var isQuietSuccess: Bool { exitCode == .success && problem == nil }
         /// For `push --watch`: how many writes the server answered (sent,
         /// conflicts, rejections), and why the push stopped short.
         var answered = 0
@@ -106,10 +104,7 @@ struct AccountPush {
             }
         }
 
-        progress.show("Waiting for another push of \(name) to finish", secondsLeft: secondsLeft)
-        let lock = try PushLock.acquire(path: workspace.paths.pushLockPath(name),
-                                        timeout: deadline.map { max(0, $0 - MonotonicClock.now()) } ?? lockWait)
-        progress.clear()
+        let lock = try acquireLock(progress)
         guard let lock else {
             let pending = try store.outbox.counts().pending
             return Result(summary: nil, problem: "Another push of \(name) is still running; \(Self.saved(pending))",
@@ -273,6 +268,21 @@ struct AccountPush {
     }
 
     private var secondsLeft: Double? { deadline.map { $0 - MonotonicClock.now() } }
+
+    /// How long another push may hold the lock before this one says it waits.
+    static let quietLockWait = 0.5
+
+    /// The account's push lock, within this push's time; the waiting line
+    /// shows only once another push has held the lock for `quietLockWait`.
+    private func acquireLock(_ progress: WaitProgress) throws -> PushLock? {
+        let path = workspace.paths.pushLockPath(workspace.name)
+        let total = secondsLeft.map { max(0, $0) } ?? lockWait
+        if let lock = try PushLock.acquire(path: path, timeout: min(total, Self.quietLockWait)) { return lock }
+        guard total > Self.quietLockWait else { return nil }
+        progress.show("Waiting for another push of \(workspace.name) to finish", secondsLeft: secondsLeft)
+        defer { progress.clear() }
+        return try PushLock.acquire(path: path, timeout: secondsLeft.map { max(0, $0) } ?? total - Self.quietLockWait)
+    }
 
     private static func sleep(_ seconds: Double) {
         guard seconds > 0 else { return }

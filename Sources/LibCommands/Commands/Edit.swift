@@ -164,7 +164,7 @@ enum Edit: Verb {
         guard options.push else { return .success }
         let result = AccountPush(workspace: workspace, deadline: nil, lockWait: AccountPush.defaultLockWait,
                                  progress: WaitProgress(context)).run()
-        Push.report(result, context, quietWhenWell: false, workspace: workspace)
+        Push.report(result, context, workspace: workspace)
         return result.exitCode
     }
 

@@ -9,9 +9,8 @@ import LibClient
 ///
 /// Output: the summary on standard output ("Pushed 3 writes to HOST as
 /// ACCOUNT. 1 conflict: books/b-7 — run `lib resolve books/b-7`."), the
-/// reason a push stopped on standard error. `--wait` is the cron form: off
-/// a terminal it prints nothing when all went well, one line per problem
-/// otherwise. `-q` drops the lines that only say all went well.
+/// reason a push stopped on standard error, with `--wait` as without it.
+/// `-q` (the cron form) drops the lines that only say all went well.
 ///
 /// With `--all` the exit code is the worst of the accounts', worst first:
 /// 1 (an unexpected failure), 4 (sign in again: nothing of that account can
@@ -28,7 +27,8 @@ enum Push: Verb {
             DURATION is seconds (90, 1.5) or has a unit (90s, 2m, 1h). \
             Waits for a network path when offline and retries with backoff when \
             the server is unreachable; exits 75 with the writes kept when the \
-            time runs out.
+            time runs out. Prints what push prints; with -q (as from cron) \
+            only what needs a person.
             """)
     static let watch = OptionSpec.flag(
         "watch", "Run until stopped, pushing each write soon after it is saved (for a service)",
@@ -64,7 +64,7 @@ enum Push: Verb {
         exclusiveGroups: [[wait.name, watch.name]],
         examples: [
             .init("lib push", "Send what is pending, now."),
-            .init("lib push --wait 60", "From cron: keep trying for up to a minute."),
+            .init("lib -q push --wait 60", "From cron: keep trying for up to a minute; quiet unless a person is needed."),
             .init("lib push --all", "Send every signed-in account's writes."),
             .init("lib push --watch --all", "Keep every account's writes flowing until stopped."),
         ],
@@ -115,7 +115,7 @@ enum Push: Verb {
             if context.globalOptions.json {
                 results.append((workspace.name, result))
             } else {
-                report(result, context, quietWhenWell: deadline != nil && !context.standardOutput.isTerminal, workspace: workspace)
+                report(result, context, workspace: workspace)
             }
             worst = worse(worst, result.exitCode)
         }
@@ -133,9 +133,8 @@ enum Push: Verb {
     /// output, the problem and the conflicts on standard error. Under `-q`
     /// nothing for success or a temporary failure (75), unless the oldest
     /// pending write has waited past `QuietRule`'s threshold.
-    static func report(_ result: AccountPush.Result, _ context: CommandContext, quietWhenWell: Bool,
-                       workspace: AccountWorkspace? = nil) {
-        var silent = result.isQuietSuccess && quietWhenWell
+    static func report(_ result: AccountPush.Result, _ context: CommandContext, workspace: AccountWorkspace? = nil) {
+        var silent = false
         if context.globalOptions.quiet {
             silent = QuietRule(environment: context.environment).silences(
                 result.exitCode, oldestPendingAge: workspace.flatMap { oldestPendingAge($0) })
