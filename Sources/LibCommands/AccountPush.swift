@@ -240,11 +240,11 @@ struct AccountPush {
             parts.append(tally.conflicts.isEmpty && tally.rejected.isEmpty
                 ? "Nothing to push for \(name)." : "Nothing pushed to \(host) as \(name).")
         }
-        var attention = Self.attention(tally.conflicts, "conflict", "conflicts")
-        attention += Self.attention(tally.rejected, "rejected write", "rejected writes")
+        var attention = Self.attention(tally.conflicts, "conflict", "conflicts", lib: workspace.lib)
+        attention += Self.attention(tally.rejected, "rejected write", "rejected writes", lib: workspace.lib)
         let earlier = (counts.conflicts - tally.conflicts.count) + (counts.rejected - tally.rejected.count)
         if earlier > 0 && tally.conflicts.isEmpty && tally.rejected.isEmpty {
-            attention.append("\(Wording.count(earlier, "write").capitalizedFirst) of \(name) still \(earlier == 1 ? "waits" : "wait") for you: run `lib resolve`.")
+            attention.append("\(Wording.count(earlier, "write").capitalizedFirst) of \(name) still \(earlier == 1 ? "waits" : "wait") for you: run `\(workspace.lib) resolve`.")
         }
         var code = exitCode
         if code == .success && counts.conflicts + counts.rejected > 0 { code = .attention }
@@ -255,11 +255,11 @@ struct AccountPush {
     }
 
     /// "1 conflict: books/b-7 — run `lib resolve books/b-7`."
-    private static func attention(_ paths: [String], _ singular: String, _ plural: String) -> [String] {
+    private static func attention(_ paths: [String], _ singular: String, _ plural: String, lib: String) -> [String] {
         guard !paths.isEmpty else { return [] }
         let unique = paths.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         let noun = paths.count == 1 ? singular : plural
-        let command = unique.count == 1 ? "lib resolve \(unique[0])" : "lib resolve"
+        let command = unique.count == 1 ? "\(lib) resolve \(unique[0])" : "\(lib) resolve"
         return ["\(paths.count) \(noun): \(unique.joined(separator: ", ")) — run `\(command)`."]
     }
 

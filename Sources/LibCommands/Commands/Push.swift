@@ -115,9 +115,15 @@ enum Push: Verb {
             if context.globalOptions.json {
                 results.append((workspace.name, result))
             } else {
-                report(result, context, workspace: workspace)
+                report(result, context, workspace: workspace, naming: workspaces.count > 1)
             }
             worst = worse(worst, result.exitCode)
+            if !options.all && result.answered == 0 && result.exitCode == .success && !context.globalOptions.quiet
+                && !context.globalOptions.json {
+                let elsewhere = WaitingElsewhere(context: context, paths: workspace.paths, index: workspace.index)
+                let others = elsewhere.otherAccounts(besides: [workspace.account], verb: "push") + elsewhere.setAsideWithoutAccount()
+                for line in others { context.standardOutput.write(line + "\n") }
+            }
         }
         if context.globalOptions.json {
             context.standardOutput.write(PushJSON.document(results, exitCode: worst).prettyPrinted() + "\n")
@@ -133,7 +139,14 @@ enum Push: Verb {
     /// output, the problem and the conflicts on standard error. Under `-q`
     /// nothing for success or a temporary failure (75), unless the oldest
     /// pending write has waited past `QuietRule`'s threshold.
-    static func report(_ result: AccountPush.Result, _ context: CommandContext, workspace: AccountWorkspace? = nil) {
+    /// `naming`: several accounts are pushed, so each problem line starts
+    /// with its account's name (unless it starts with it already).
+    static func report(_ result: AccountPush.Result, _ context: CommandContext, workspace: AccountWorkspace? = nil,
+                       naming: Bool = false) {
+        let named = { (line: String) -> String in
+            guard naming, let name = workspace?.name, !line.hasPrefix(name) else { return line }
+            return "\(name): \(line)"
+        }
         var silent = false
         if context.globalOptions.quiet {
             silent = QuietRule(environment: context.environment).silences(
@@ -146,10 +159,10 @@ enum Push: Verb {
             context.standardOutput.flush()
         }
         if let attention = result.attention {
-            context.standardError.write("\(lib) \(context.errorPainter.paint(TerminalText.escaped(attention, keepingLayout: true), .yellow))\n")
+            context.standardError.write("\(lib) \(context.errorPainter.paint(TerminalText.escaped(named(attention), keepingLayout: true), .yellow))\n")
         }
         if let problem = result.problem, !silent {
-            context.standardError.write("\(lib) \(TerminalText.escaped(problem, keepingLayout: true))\n")
+            context.standardError.write("\(lib) \(TerminalText.escaped(named(problem), keepingLayout: true))\n")
         }
     }
 
