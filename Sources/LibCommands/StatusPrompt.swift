@@ -1,5 +1,6 @@
 import LibAccounts
 import LibCLI
+import LibJSON
 import LibBase
 
 /// `lib status --prompt`: the prompt segment of the account in effect
@@ -14,13 +15,21 @@ enum StatusPrompt {
         let directories = try context.directories
         let paths = AccountPaths(directories: directories)
         let index = try AccountIndex.load(from: directories.config)
-        guard let accounts = try Status.selectedAccounts(all: all, index, context) else { return .success }
+        guard let accounts = try Status.selectedAccounts(all: all, index, context) else {
+            if context.globalOptions.json { context.standardOutput.write("{\"prompt\":\"\"}\n") }
+            return .success
+        }
         let unicode = PromptSegment.localeIsUTF8(context.environment)
         let segments = accounts.map { account in
             let workspace = AccountWorkspace(context, paths: paths, index: index, account: account)
             return PromptFile(workspace).text(unicode: unicode, storePath: paths.storePath(account.name))
         }.filter { !$0.isEmpty }
-        if !segments.isEmpty { context.standardOutput.write(segments.joined(separator: " ") + "\n") }
+        if context.globalOptions.json {
+            let document = JSONObject([("prompt", .string(segments.joined(separator: " ")))])
+            context.standardOutput.write(JSONValue.object(document).serialized() + "\n")
+        } else if !segments.isEmpty {
+            context.standardOutput.write(segments.joined(separator: " ") + "\n")
+        }
         return .success
     }
 }

@@ -297,10 +297,10 @@ enum Status: Verb {
         let item = write.item
         var object = JSONObject([
             ("path", .string(write.path)), ("kind", .string(write.kind.rawValue)), ("status", .string(item.status.rawValue)),
-            ("fields", .array(write.fields.map { .string($0) })), ("created_at", .double(item.createdAt)),
+            ("fields", .array(write.fields.map { .string($0) })), ("created_at", .integer(Int64(item.createdAt.rounded(.down)))),
             ("attempts", .integer(Int64(item.attempts))), ("sent_without_answer", .bool(item.mayBeOnServer)),
         ])
-        if item.mayBeOnServer { object["sent_at"] = .double(item.updatedAt) }
+        if item.mayBeOnServer { object["sent_at"] = .integer(Int64(item.updatedAt.rounded(.down))) }
         object["last_error"] = item.lastError.map { .string($0) } ?? .null
         object["problem"] = item.problem.map { .string($0) } ?? .null
         return .object(object)
