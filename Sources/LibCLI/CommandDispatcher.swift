@@ -86,7 +86,8 @@ public struct CommandDispatcher: Sendable {
         if !(reporting.quiet && report.exitCode == .temporaryFailure) {
             var errorContext = context
             errorContext.globalOptions = reporting
-            context.standardError.write(report.rendered(reporting, painter: errorContext.errorPainter))
+            let width = context.standardError.isTerminal ? context.standardError.columns : nil
+            context.standardError.write(report.rendered(reporting, painter: errorContext.errorPainter, width: width))
         }
         return report.exitCode
     }

@@ -30,6 +30,13 @@ public struct OutputChannel: Sendable {
         sink.flush()
     }
 
+    /// `text` (unpainted) as it should be written here: on a terminal, each
+    /// line too long for it wrapped between words (`TextWrapping.breakLongLines`).
+    public func fitted(_ text: String) -> String {
+        guard isTerminal, let columns else { return text }
+        return TextWrapping.breakLongLines(text, width: columns)
+    }
+
     /// The first error a write to the stream met (an errno: ENOSPC, EBADF,
     /// EIO, EPIPE), nil while every write has gone through.
     public var writeError: Int32? { sink.writeError }

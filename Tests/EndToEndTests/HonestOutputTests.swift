@@ -42,6 +42,22 @@ import TestSupport
         #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet)")
     }
 
+    @Test(arguments: [40, 80])
+    func aMessageWiderThanTheTerminalIsWrappedBetweenWords(columns: Int) throws {
+        let server = try startDemoServer()
+        let lib = try LibHarness()
+        try lib.login("alice", to: server)
+        let piped = try lib.lib("get", "books/b-1", "--offline")
+        #expect(piped.status == 1 && piped.stderr.count > 80, "a long message, one line in a pipe: \(piped)")
+        let shown = try lib.onTerminal("get books/b-1 --offline", columns: columns, environment: ["NO_COLOR": "1"])
+        #expect(shown.status == 1, "\(shown)")
+        let lines = shown.stdout.replacingOccurrences(of: "\r", with: "").split(separator: "\n")
+        #expect(lines.count > 1, "\(shown)")
+        for line in lines { #expect(line.count < columns, "\(line.count) columns: '\(line)'") }
+        // The same words in the same order: no word was cut.
+        #expect(shown.stdout.split(whereSeparator: \.isWhitespace) == piped.stderr.split(whereSeparator: \.isWhitespace), "\(shown)")
+    }
+
     @Test(arguments: ["dumb", ""])
     func aTerminalThatCannotPageGetsNoPager(term: String) throws {
         let server = try startDemoServer()

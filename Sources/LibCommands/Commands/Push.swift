@@ -153,17 +153,20 @@ enum Push: Verb {
                 result.exitCode, oldestPendingAge: workspace.flatMap { oldestPendingAge($0) })
         }
         if silent && result.attention == nil { return }
-        let lib = context.errorPainter.paint("\(ProgramInfo.name):", .red)
+        let name = "\(ProgramInfo.name):"
+        let painter = context.errorPainter
+        // Wrapped before it is painted: the width counts what is seen.
+        let line = { (text: String, style: TextStyle?) -> String in
+            let fitted = context.standardError.fitted("\(name) " + TerminalText.escaped(named(text), keepingLayout: true))
+            let rest = String(fitted.dropFirst(name.count))
+            return painter.paint(name, .red) + (style.map { painter.paint(rest, $0) } ?? rest) + "\n"
+        }
         if let summary = result.summary, !context.globalOptions.quiet {
             context.standardOutput.write(TerminalText.escaped(summary, keepingLayout: true) + "\n")
             context.standardOutput.flush()
         }
-        if let attention = result.attention {
-            context.standardError.write("\(lib) \(context.errorPainter.paint(TerminalText.escaped(named(attention), keepingLayout: true), .yellow))\n")
-        }
-        if let problem = result.problem, !silent {
-            context.standardError.write("\(lib) \(TerminalText.escaped(named(problem), keepingLayout: true))\n")
-        }
+        if let attention = result.attention { context.standardError.write(line(attention, .yellow)) }
+        if let problem = result.problem, !silent { context.standardError.write(line(problem, nil)) }
     }
 
     /// Seconds since the oldest write still pending was saved; nil when none is.
