@@ -131,7 +131,7 @@ let package = Package(
         .testTarget(name: "LibStoreTests", dependencies: ["LibStore", "TestSupport"]),
         .testTarget(name: "LibHTTPTests", dependencies: ["LibHTTP"]),
         .testTarget(name: "LibHTTPServerTests", dependencies: ["LibHTTPServer", "TestSupport"]),
-        .testTarget(name: "LibServerTests", dependencies: ["LibServer", "LibJSON", "TestSupport"]),
+        .testTarget(name: "LibServerTests", dependencies: ["LibServer", "LibJSON", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "LibCLITests", dependencies: ["LibBase", "LibCLI", "LibJSON", "TestSupport"]),
         .testTarget(name: "LibNetTests", dependencies: ["LibBase", "LibNet", "TestSupport"]),
         .testTarget(name: "LibKeyringTests", dependencies: ["LibKeyring", "TestSupport"]),
