@@ -94,7 +94,7 @@ let package = Package(
 
         // The reference server.
         .target(name: "LibHTTPServer", dependencies: ["LibBase", "LibHTTP", "LibJSON"]),
-        .target(name: "LibServer", dependencies: ["LibJSON", "LibBookSchema", "LibStore", "LibHTTPServer", "LibAccounts", "CSodium", "CPostgres"]),
+        .target(name: "LibServer", dependencies: ["LibBase", "LibJSON", "LibBookSchema", "LibStore", "LibHTTPServer", "LibAccounts", "CSodium", "CPostgres"]),
         .executableTarget(name: "lib-server", dependencies: ["LibServer"]),
 
         // The client.
