@@ -28,6 +28,12 @@ import TestSupport
         #expect(lint.status == 0 && lint.stdout.isEmpty && lint.stderr.isEmpty, "\(lint)")
     }
 
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/groff"), "needs groff"))
+    func thePageRendersWithGroffWithoutWarnings() throws {
+        let result = try CommandRunner.run("/usr/bin/groff", ["-ww", "-man", "-Tutf8", "-z", Self.pagePath])
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
+    }
+
     /// Rendered as a reader sees it, the page names each flag `lib-server
     /// --help` prints, in the section of the command it belongs to.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: mandoc), "needs mandoc"))
