@@ -1,7 +1,5 @@
 import Foundation
-import LibBookSchema
 import LibHTTPServer
-import LibStore
 
 /// `lib-server`'s command line: serve, or add a user.
 public enum ServerCommandLine {
