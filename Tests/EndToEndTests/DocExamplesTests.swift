@@ -87,4 +87,35 @@ import TestSupport
             }
         }
     }
+
+    /// docs/CLI.md's `lib status --porcelain` sample, made for real: the
+    /// same lines, numbers aside.
+    @Test func cliMdsPorcelainSampleIsWhatLibPrints() throws {
+        let doc = try String(contentsOfFile: repositoryRoot() + "/docs/CLI.md", encoding: .utf8)
+        guard let start = doc.range(of: "```\naccount alice@127.0.0.1:8080\n"),
+              let end = doc[start.upperBound...].range(of: "```") else {
+            Issue.record("the porcelain sample was not found in docs/CLI.md"); return
+        }
+        let sample = ["account alice@127.0.0.1:8080"] + doc[start.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)
+
+        let server = try startDemoServer()
+        let alice = try LibHarness()
+        try alice.login("alice", to: server)
+        try alice.cache(["books/b-7", "books/b-8", "books/b-9"], from: server, as: "alice")
+        let bob = try LibHarness()
+        try bob.login("bob", to: server)
+        #expect(try alice.lib("edit", "books/b-9", "copies:=2").status == 0)
+        #expect(try bob.lib("edit", "books/b-9", "copies:=3", "--push").status == 0)
+        #expect(try alice.lib("push").status == 3)
+        #expect(try alice.lib("edit", "books/b-7", "title=Dune (2nd edition)", "year:=1966").status == 0)
+        #expect(try alice.lib("edit", "books/b-8", "--delete").status == 0)
+        let porcelain = try alice.lib("status", "--porcelain")
+        #expect(porcelain.status == 0, "\(porcelain)")
+        func shape(_ line: String) -> String {
+            line.replacingOccurrences(of: "127.0.0.1:\(server.port)", with: "127.0.0.1:8080")
+                .replacingOccurrences(of: "[0-9]+", with: "#", options: .regularExpression)
+        }
+        let printed = porcelain.stdout.split(separator: "\n").map { shape(String($0)) }
+        #expect(printed == sample.map(shape), "docs/CLI.md shows:\n\(sample.joined(separator: "\n"))\nlib printed:\n\(porcelain.stdout)")
+    }
 }
