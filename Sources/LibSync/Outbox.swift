@@ -115,11 +115,6 @@ public struct Outbox {
         public var seq: Int64
         public var error: String
         public var sent: Bool
-        public init(seq: Int64, error: String, sent: Bool) {
-            self.seq = seq
-            self.error = error
-            self.sent = sent
-        }
     }
 
     /// Records a push's answers, in the order they came, in one transaction

@@ -1,6 +1,6 @@
 import Foundation
 import LibJSON
-import LibSync
+@testable import LibSync
 import Testing
 import TestSupport
 
