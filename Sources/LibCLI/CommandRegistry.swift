@@ -7,8 +7,9 @@ public struct CommandRegistry: Sendable {
     /// All commands, hidden ones included, in the order help lists them.
     private static let syntaxes: [any CommandSyntax.Type] = [
         LoginSyntax.self, LogoutSyntax.self, SwitchSyntax.self,
-        GetSyntax.self, EditSyntax.self, PushSyntax.self,
-        StatusSyntax.self, DiffSyntax.self, DiscardSyntax.self, ResolveSyntax.self, DoctorSyntax.self,
+        GetSyntax.self, EditSyntax.self, NewSyntax.self, PushSyntax.self,
+        StatusSyntax.self, DiffSyntax.self, DiscardSyntax.self, RestoreSyntax.self, LogSyntax.self, RevertSyntax.self,
+        ResolveSyntax.self, DoctorSyntax.self,
         CompletionSyntax.self, HelpSyntax.self,
         CompleteSyntax.self, ManualSyntax.self,
     ]
@@ -33,6 +34,10 @@ public struct CommandRegistry: Sendable {
         case SwitchSyntax.name: SwitchSyntax.self
         case GetSyntax.name: GetSyntax.self
         case EditSyntax.name: EditSyntax.self
+        case NewSyntax.name: NewSyntax.self
+        case RestoreSyntax.name: RestoreSyntax.self
+        case LogSyntax.name: LogSyntax.self
+        case RevertSyntax.name: RevertSyntax.self
         case PushSyntax.name: PushSyntax.self
         case StatusSyntax.name: StatusSyntax.self
         case DiffSyntax.name: DiffSyntax.self

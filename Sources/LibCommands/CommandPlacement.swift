@@ -15,8 +15,15 @@ enum CommandPlacement {
 
     static func of(_ command: String) -> CommandPlacement? {
         switch command {
-        case StatusSyntax.name, SwitchSyntax.name, ResolveSyntax.name, DiffSyntax.name, DiscardSyntax.name:
+        case StatusSyntax.name, SwitchSyntax.name, ResolveSyntax.name, DiffSyntax.name, DiscardSyntax.name,
+             RestoreSyntax.name, RevertSyntax.name, NewSyntax.name:
             .onDevice
+        // The log is this device's; a book's server history needs the network.
+        case LogSyntax.name:
+            .onlineWhen { $0.argument(LogSyntax.path) != nil && !$0.isSet(LogSyntax.offline) }
+        // A dry run reads the outbox alone.
+        case PushSyntax.name:
+            .onlineWhen { !$0.isSet(PushSyntax.dryRun) }
         case GetSyntax.name:
             .onlineWhen { !$0.isSet(GetSyntax.offline) }
         // An edit of a document this device has never seen fetches it first:
@@ -24,7 +31,7 @@ enum CommandPlacement {
         // edit has changed anything.
         case EditSyntax.name:
             .onlineWhen { $0.isSet(EditSyntax.push) }
-        case LoginSyntax.name, LogoutSyntax.name, PushSyntax.name, DoctorSyntax.name:
+        case LoginSyntax.name, LogoutSyntax.name, DoctorSyntax.name:
             .online
         // Built into the dispatcher: the registry alone, no store, no network.
         case HelpSyntax.name, CompletionSyntax.name, CompleteSyntax.name, ManualSyntax.name:

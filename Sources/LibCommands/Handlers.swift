@@ -15,7 +15,10 @@ public enum LibCommandHandlers {
         case PushSyntax.name: Push.run
         case ResolveSyntax.name: Resolve.run
         case DiffSyntax.name: Diff.run
-        case DiscardSyntax.name: Discard.run
+        case DiscardSyntax.name, RestoreSyntax.name: Discard.run
+        case LogSyntax.name: Log.run
+        case RevertSyntax.name: Revert.run
+        case NewSyntax.name: New.run
         case DoctorSyntax.name: Doctor.run
         default: nil
         }

@@ -1,4 +1,4 @@
-/// `lib push [--wait DURATION | --watch] [--all]`
+/// `lib push [--wait DURATION | --watch] [--all] [--dry-run | -n]`
 public enum PushSyntax: CommandSyntax {
     public static let name = "push"
 
@@ -24,6 +24,11 @@ public enum PushSyntax: CommandSyntax {
             """)
     public static let all = OptionSpec.flag(
         "all", "Push every signed-in account, each with its own token")
+    public static let dryRun = OptionSpec.flag(
+        "dry-run", short: "n", "Print what would be sent, in order; send and change nothing",
+        details: """
+            Per account, each write in the order a push takes it: its path,             kind, fields and precondition, and which writes wait behind a             conflict or need lib resolve. Reads this device only: works             offline, needs no keyring.
+            """)
 
     public static let command = CommandSpec(
         name: name,
@@ -42,12 +47,13 @@ public enum PushSyntax: CommandSyntax {
             One push per account runs at a time: an overlapping push waits \
             within its own time and then sends what is left.
             """,
-        options: [wait, watch, all],
-        exclusiveGroups: [[wait.name, watch.name]],
+        options: [wait, watch, all, dryRun],
+        exclusiveGroups: [[wait.name, watch.name, dryRun.name]],
         examples: [
             .init("lib push", "Send what is pending, now."),
             .init("lib push --wait 60", "From cron: keep trying for up to a minute."),
             .init("lib push --all", "Send every signed-in account's writes."),
+            .init("lib push -n --all", "What a push of every account would send, sending nothing."),
             .init("lib push --watch --all", "Keep every account's writes flowing until stopped."),
         ],
         exitStatuses: [

@@ -20,6 +20,7 @@ import LibClient
 /// the one that does not.
 enum Push {
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+        if parsed.isSet(PushSyntax.dryRun) { return try PushDryRun.run(parsed, context) }
         if parsed.isSet(PushSyntax.watch) {
             // --wait and --watch are an exclusive group: the parser refused both.
             return try PushWatch(context, all: parsed.isSet(PushSyntax.all)).run()
