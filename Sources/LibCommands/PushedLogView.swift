@@ -26,13 +26,14 @@ enum PushedLogView {
         return TerminalText.escaped(text)
     }
 
-    /// `title="New" year=1990 -tags` (removed), `deleted` for a delete.
+    /// `title="New" year=1990 -tags` (removed), `deleted` for a delete; a
+    /// create's fields but its id (the path says it).
     static func fieldsText(_ intent: WriteIntent) -> String {
         switch intent {
         case .delete:
             return "deleted"
         case .create(let document):
-            return document.map { "\($0.key)=\(short($0.value))" }.joined(separator: " ")
+            return document.filter { $0.key != "id" }.map { "\($0.key)=\(short($0.value))" }.joined(separator: " ")
         case .change(let changes):
             return changes.fields.map { field in
                 field.value.map { "\(field.name)=\(short($0))" } ?? "-\(field.name)"

@@ -67,6 +67,7 @@ enum New {
             return .success
         }
         context.standardOutput.write(key + "\n")
+        context.standardOutput.flush()
         if !context.globalOptions.quiet {
             context.standardError.write("Saved on this device; \(Wording.writes(pending)) pending for \(workspace.name)\n")
         }
