@@ -132,7 +132,7 @@ let package = Package(
         .testTarget(name: "LibHTTPTests", dependencies: ["LibHTTP"]),
         .testTarget(name: "LibHTTPServerTests", dependencies: ["LibHTTPServer", "TestSupport"]),
         .testTarget(name: "LibServerTests", dependencies: ["LibServer", "LibJSON", "TestSupport"]),
-        .testTarget(name: "LibCLITests", dependencies: ["LibBase", "LibCLI", "LibJSON", "TestSupport"]),
+        .testTarget(name: "LibCLITests", dependencies: ["LibBase", "LibCLI", "LibCommands", "LibJSON", "TestSupport"]),
         .testTarget(name: "LibNetTests", dependencies: ["LibBase", "LibNet", "TestSupport"]),
         .testTarget(name: "LibKeyringTests", dependencies: ["LibKeyring", "TestSupport"]),
         .testTarget(name: "LibSyncTests", dependencies: ["LibBase", "LibSync", "LibJSON", "TestSupport"], exclude: ["Fixtures"]),

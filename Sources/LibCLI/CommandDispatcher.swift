@@ -16,11 +16,11 @@ public struct CommandDispatcher: Sendable {
     /// By command name; these take precedence over LibCLI's built-in ones.
     private let givenHandler: @Sendable (String) -> CommandHandler?
 
-    public init(registry: CommandRegistry = .lib, handlers: [String: CommandHandler] = [:]) {
+    public init(registry: CommandRegistry, handlers: [String: CommandHandler] = [:]) {
         self.init(registry: registry) { handlers[$0] }
     }
 
-    public init(registry: CommandRegistry = .lib, handler: @escaping @Sendable (_ command: String) -> CommandHandler?) {
+    public init(registry: CommandRegistry, handler: @escaping @Sendable (_ command: String) -> CommandHandler?) {
         self.registry = registry
         self.givenHandler = handler
     }

@@ -8,7 +8,7 @@ import LibBase
 public struct CommandLineParser: Sendable {
     public let registry: CommandRegistry
 
-    public init(registry: CommandRegistry = .lib) {
+    public init(registry: CommandRegistry) {
         self.registry = registry
     }
 

@@ -1,55 +1,30 @@
-/// Every command lib knows, declared once; the parser, help, completions and
-/// man page all read this list, so they cannot drift apart.
+/// Every command a program knows, declared once: the parser, help,
+/// completions and man page all read this list, so they cannot drift apart.
+/// A program gives its own commands (lib's are in LibCommands); LibCLI adds
+/// its built-in ones (`help`, `completion` and the hidden `__complete` and
+/// `__man`) after them.
 public struct CommandRegistry: Sendable {
-    /// lib's commands.
-    public static let lib = CommandRegistry()
+    /// All commands, hidden ones included, in the order help lists them.
+    private let syntaxes: [any CommandSyntax.Type]
+    private let lookup: @Sendable (String) -> (any CommandSyntax.Type)?
+
+    /// `lookup` finds one of `commands` by its exact name, as a switch does:
+    /// a command line then builds nothing but its own command. A test of
+    /// each program checks that the two agree.
+    public init(commands: [any CommandSyntax.Type], lookup: @escaping @Sendable (String) -> (any CommandSyntax.Type)?) {
+        self.syntaxes = commands + BuiltinCommands.syntaxes
+        self.lookup = lookup
+    }
 
     /// All commands, hidden ones included, in the order help lists them.
-    private static let syntaxes: [any CommandSyntax.Type] = [
-        LoginSyntax.self, LogoutSyntax.self, SwitchSyntax.self,
-        GetSyntax.self, EditSyntax.self, NewSyntax.self, PushSyntax.self,
-        StatusSyntax.self, DiffSyntax.self, DiscardSyntax.self, RestoreSyntax.self, LogSyntax.self, RevertSyntax.self,
-        ResolveSyntax.self, DoctorSyntax.self,
-        CompletionSyntax.self, HelpSyntax.self,
-        CompleteSyntax.self, ManualSyntax.self,
-    ]
-
-    /// All commands, hidden ones included, in the order help lists them.
-    public var commands: [CommandSpec] { Self.syntaxes.map { $0.command } }
+    public var commands: [CommandSpec] { syntaxes.map { $0.command } }
 
     /// The commands users see: listed, suggested and completed.
     public var visibleCommands: [CommandSpec] { commands.filter { !$0.isHidden } }
 
     /// The command with this exact name, hidden ones included.
     public func command(named name: String) -> CommandSpec? {
-        Self.syntax(named: name)?.command
-    }
-
-    /// A switch rather than a search of `syntaxes`: a command line then
-    /// builds nothing but its own command (a test checks the two agree).
-    static func syntax(named name: String) -> (any CommandSyntax.Type)? {
-        switch name {
-        case LoginSyntax.name: LoginSyntax.self
-        case LogoutSyntax.name: LogoutSyntax.self
-        case SwitchSyntax.name: SwitchSyntax.self
-        case GetSyntax.name: GetSyntax.self
-        case EditSyntax.name: EditSyntax.self
-        case NewSyntax.name: NewSyntax.self
-        case RestoreSyntax.name: RestoreSyntax.self
-        case LogSyntax.name: LogSyntax.self
-        case RevertSyntax.name: RevertSyntax.self
-        case PushSyntax.name: PushSyntax.self
-        case StatusSyntax.name: StatusSyntax.self
-        case DiffSyntax.name: DiffSyntax.self
-        case DiscardSyntax.name: DiscardSyntax.self
-        case ResolveSyntax.name: ResolveSyntax.self
-        case DoctorSyntax.name: DoctorSyntax.self
-        case CompletionSyntax.name: CompletionSyntax.self
-        case HelpSyntax.name: HelpSyntax.self
-        case CompleteSyntax.name: CompleteSyntax.self
-        case ManualSyntax.name: ManualSyntax.self
-        default: nil
-        }
+        (lookup(name) ?? BuiltinCommands.syntax(named: name))?.command
     }
 
     /// Options accepted before the command (and after it, but for `--version`).

@@ -7,7 +7,7 @@ public struct HelpText: Sendable {
     /// The widest a line may be.
     public let width: Int
 
-    public init(registry: CommandRegistry = .lib, width: Int = 80) {
+    public init(registry: CommandRegistry, width: Int = 80) {
         self.registry = registry
         self.width = width
     }

@@ -5,7 +5,7 @@ import LibBase
 public struct ManualPage: Sendable {
     public let registry: CommandRegistry
 
-    public init(registry: CommandRegistry = .lib) {
+    public init(registry: CommandRegistry) {
         self.registry = registry
     }
 

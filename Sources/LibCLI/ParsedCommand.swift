@@ -1,7 +1,7 @@
 /// A command line that parsed: the command, the global options, and the
 /// command's checked option values and arguments. Handlers read it through
 /// the declarations in the command's syntax, e.g.
-/// `parsed.seconds(PushSyntax.wait)`.
+/// `parsed.seconds(Push.wait)`.
 public struct ParsedCommand: Sendable {
     public let command: CommandSpec
     public let globalOptions: GlobalOptions

@@ -5,7 +5,7 @@ public enum Shell: String, CaseIterable, Sendable {
     case fish
 
     /// The script that completes lib's command line in this shell.
-    public func completionScript(for registry: CommandRegistry = .lib) -> String {
+    public func completionScript(for registry: CommandRegistry) -> String {
         switch self {
         case .bash: BashCompletionScript(registry: registry).render()
         case .zsh: ZshCompletionScript(registry: registry).render()

@@ -33,7 +33,7 @@ struct EditBase {
         }
         guard fetchIfMissing else { return EditBase(document: nil, cached: nil, pendingCreate: false) }
         // Nothing is changed yet: `lib` can still hand the edit to `lib-online`.
-        try workspace.context.continueOnline(EditSyntax.command.name)
+        try workspace.context.continueOnline(Edit.command.name)
         let fetched = try fetch(path, store: store, workspace: workspace)
         return EditBase(document: fetched.json?.objectValue, cached: fetched, pendingCreate: false)
     }

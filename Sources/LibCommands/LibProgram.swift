@@ -12,14 +12,7 @@ public enum LibProgram {
     /// by mistake fails loudly instead of loading libcurl or libsecret into
     /// a static process.
     public static func runOnDevice() -> Never {
-        let dispatcher = CommandDispatcher { name in
-            guard let handler = LibCommandHandlers.handler(named: name) else { return nil }
-            let placement = CommandPlacement.of(name) ?? .online
-            return { parsed, context in
-                if placement.isOnline(parsed) { try context.continueOnline(parsed.name) }
-                return try handler(parsed, context)
-            }
-        }
+        let dispatcher = CommandDispatcher(registry: .lib, handler: LibCommandList.handler(named:))
         dispatcher.runAsMain(completionSource: CacheCompletionSource(), services: onDeviceServices())
     }
 
@@ -33,7 +26,7 @@ public enum LibProgram {
 
     /// `lib-online`: every command, with the keyring and libcurl (both loaded on first use).
     public static func runOnline() -> Never {
-        CommandDispatcher(handler: LibCommandHandlers.handler(named:)).runAsMain(completionSource: CacheCompletionSource())
+        CommandDispatcher(registry: .lib, handler: LibCommandList.handler(named:)).runAsMain(completionSource: CacheCompletionSource())
     }
 }
 

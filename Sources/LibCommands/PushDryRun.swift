@@ -14,12 +14,12 @@ import LibBase
 /// claims nothing, changes nothing, needs neither the network nor the
 /// keyring.
 enum PushDryRun {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+    static func run(all: Bool, _ context: CommandContext) throws -> ExitCode {
         let directories = try context.directories
         let paths = AccountPaths(directories: directories)
         let index = try AccountIndex.load(from: directories.config)
         let accounts: [Account]
-        if parsed.isSet(PushSyntax.all) {
+        if all {
             accounts = index.accounts
         } else {
             accounts = [try AccountSelection.resolve(context.accountSelector, in: index)]

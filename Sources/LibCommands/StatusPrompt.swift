@@ -12,18 +12,18 @@ import LibBase
 /// when it is missing, the store, and writes the file again. The snippets in
 /// `contrib/prompt` read the same file without starting this.
 enum StatusPrompt {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+    static func run(all: Bool, _ context: CommandContext) throws -> ExitCode {
         let directories = try context.directories
         let paths = AccountPaths(directories: directories)
         let index = try AccountIndex.load(from: directories.config)
-        guard let accounts = try Status.selectedAccounts(parsed, index, context) else { return .success }
+        guard let accounts = try Status.selectedAccounts(all: all, index, context) else { return .success }
         let unicode = PromptSegment.localeIsUTF8(context.environment)
         func segment(_ account: Account) -> String {
             let workspace = AccountWorkspace(context, paths: paths, index: index, account: account)
             return PromptFile(workspace).text(unicode: unicode, storePath: paths.storePath(account.name))
         }
         let line: String
-        if parsed.isSet(StatusSyntax.all) {
+        if all {
             line = accounts.map(segment).filter { !$0.isEmpty }.joined(separator: " ")
         } else {
             // The account in effect, then the other accounts that have

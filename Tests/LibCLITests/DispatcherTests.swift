@@ -1,5 +1,6 @@
 import Foundation
 import LibCLI
+@testable import LibCommands
 import LibJSON
 import Synchronization
 import TestSupport
@@ -9,8 +10,8 @@ import LibBase
 @Test func handlerReceivesTheParsedCommandAndContext() {
     let seen = Mutex<(account: String?, wait: Double?, json: Bool)?>(nil)
     let run = runInProcess(["-A", "alice", "--json", "push", "--wait", "30"], handlers: [
-        PushSyntax.command.name: { parsed, context in
-            seen.withLock { $0 = (parsed.globalOptions.account, parsed.seconds(PushSyntax.wait), context.globalOptions.json) }
+        Push.command.name: { parsed, context in
+            seen.withLock { $0 = (parsed.globalOptions.account, parsed.seconds(Push.wait), context.globalOptions.json) }
             context.standardOutput.write("pushed\n")
             return .attention
         },
@@ -43,7 +44,7 @@ func errorsMapToExitCodesInOnePlace(_ error: any Error, _ code: ExitCode, _ stde
     let report = ErrorReport(for: error)
     #expect(report.exitCode == code)
     #expect(report.text == stderr)
-    let run = runInProcess(["status"], handlers: [StatusSyntax.command.name: { _, _ in throw error }])
+    let run = runInProcess(["status"], handlers: [Status.command.name: { _, _ in throw error }])
     #expect(run.exitCode == code)
     #expect(run.stderr == stderr)
 }
@@ -129,12 +130,12 @@ private struct FixedPaths: CompletionSource {
     let version = runInProcess(["--version"])
     #expect(version.exitCode == .success && version.stdout == "lib 0.1.0\n" && version.stderr.isEmpty)
     let help = runInProcess(["help", "get"])
-    #expect(help.exitCode == .success && help.stdout == HelpText().commandHelp(GetSyntax.command))
+    #expect(help.exitCode == .success && help.stdout == HelpText(registry: .lib).commandHelp(Get.command))
 }
 
 @Test func underJSONErrorsAreOneJSONDocumentOnStandardError() throws {
     let failing: [String: CommandHandler] = [
-        StatusSyntax.command.name: { _, _ in throw CommandFailure("You're offline", exitCode: .temporaryFailure, reason: "offline") },
+        Status.command.name: { _, _ in throw CommandFailure("You're offline", exitCode: .temporaryFailure, reason: "offline") },
     ]
     let run = runInProcess(["status", "--json"], handlers: failing)
     #expect(run.exitCode == .temporaryFailure)
@@ -152,8 +153,8 @@ private struct FixedPaths: CompletionSource {
 
 @Test func quietSilencesTemporaryFailuresOnlyAndTheThresholdComesFromTheEnvironment() {
     let handlers: [String: CommandHandler] = [
-        StatusSyntax.command.name: { _, _ in throw CommandFailure("offline", exitCode: .temporaryFailure) },
-        GetSyntax.command.name: { _, _ in throw CommandFailure("conflict", exitCode: .attention) },
+        Status.command.name: { _, _ in throw CommandFailure("offline", exitCode: .temporaryFailure) },
+        Get.command.name: { _, _ in throw CommandFailure("conflict", exitCode: .attention) },
     ]
     let temporary = runInProcess(["-q", "status"], handlers: handlers)
     #expect(temporary.exitCode == .temporaryFailure && temporary.stderr.isEmpty && temporary.stdout.isEmpty)

@@ -1,5 +1,6 @@
 import Foundation
 import LibCLI
+@testable import LibCommands
 import TestSupport
 import Testing
 
@@ -14,8 +15,8 @@ private func lib(_ arguments: [String], home: String = "/nonexistent-lib-home") 
     #expect(result.stdout.isEmpty)
     #expect(result.stderr == """
         Usage: lib [-A ACCOUNT] [--json] [-q] [-v] [--no-color] COMMAND ...
-        Commands: login logout switch get edit push status diff discard resolve doctor
-                  completion help
+        Commands: login logout switch get edit new push status diff discard restore log
+                  revert resolve doctor completion help
         Run 'lib --help' for more.
 
         """, "\(result)")
@@ -28,14 +29,14 @@ private func lib(_ arguments: [String], home: String = "/nonexistent-lib-home") 
 
 @Test func helpForms() throws {
     let main = try lib(["--help"])
-    #expect(main.status == 0 && main.stdout == HelpText().programHelp() && main.stderr.isEmpty, "\(main)")
+    #expect(main.status == 0 && main.stdout == HelpText(registry: .lib).programHelp() && main.stderr.isEmpty, "\(main)")
     #expect(main.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 })
     let helpPush = try lib(["help", "push"])
     let pushHelp = try lib(["push", "--help"])
     #expect(helpPush.status == 0 && pushHelp.status == 0)
     #expect(helpPush.stdout == pushHelp.stdout)
-    #expect(pushHelp.stdout == HelpText().commandHelp(PushSyntax.command))
-    #expect(pushHelp.stdout.hasPrefix("Usage: lib push [--wait DURATION | --watch] [--all]\n"))
+    #expect(pushHelp.stdout == HelpText(registry: .lib).commandHelp(Push.command))
+    #expect(pushHelp.stdout.hasPrefix("Usage: lib push [--wait DURATION | --watch] [--all] [--dry-run]\n"))
     #expect(pushHelp.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 })
     let helpAlone = try lib(["help"])
     #expect(helpAlone.stdout == main.stdout)
@@ -56,7 +57,7 @@ func commandsWithoutHandlersParseThenSayNotImplemented(_ line: String) throws {
     let output = OutputBuffer(), errors = OutputBuffer()
     let context = CommandContext(standardOutput: .capturing(into: output), standardError: .capturing(into: errors),
                                  environment: ["LIB_HOME": "/nonexistent"])
-    let status = CommandDispatcher(handlers: [:]).run(arguments, context: context)
+    let status = CommandDispatcher(registry: .lib, handlers: [:]).run(arguments, context: context)
     #expect(status == .failure)
     #expect(errors.text == "lib: '\(arguments[0])' is not implemented yet\n")
 }

@@ -1,11 +1,12 @@
 import Foundation
 import LibCLI
+@testable import LibCommands
 import Testing
 
 /// The files `scripts/generate-docs.sh` writes, with what the registry generates for them.
 private func generatedFiles() -> [(path: String, text: String)] {
-    Shell.allCases.map { ("completions/\($0.scriptFileName)", $0.completionScript()) }
-        + [("man/lib.1", ManualPage().render())]
+    Shell.allCases.map { ("completions/\($0.scriptFileName)", $0.completionScript(for: .lib)) }
+        + [("man/lib.1", ManualPage(registry: .lib).render())]
 }
 
 @Test func checkedInCompletionsAndManPageMatchTheRegistry() throws {
@@ -20,7 +21,7 @@ private func generatedFiles() -> [(path: String, text: String)] {
 /// Every spelling of every option, and where it must be documented.
 @Test func everyRegisteredFlagAppearsInHelpManPageAndEveryCompletionScript() throws {
     let registry = CommandRegistry.lib
-    let help = HelpText()
+    let help = HelpText(registry: .lib)
     let manual = try Repository.text("man/lib.1")
     let bash = try Repository.text("completions/lib.bash")
     let zsh = try Repository.text("completions/_lib")
@@ -68,7 +69,8 @@ private func generatedFiles() -> [(path: String, text: String)] {
                 #expect(zshSection.contains(")\(spelling)"), "zsh: \(command.name) \(spelling)")
             }
             let fishLines = fish.split(separator: "\n").filter {
-                $0.contains("'__lib_using \(command.name)") && $0.contains(" -l \(option.name) ")
+                ($0.contains("'__lib_using \(command.name)'") || $0.contains("'__lib_using \(command.name);"))
+                    && $0.contains(" -l \(option.name) ")
             }
             #expect(fishLines.count == 1, "fish: \(command.name) \(option.longForm)")
         }

@@ -1,4 +1,5 @@
 import LibCLI
+@testable import LibCommands
 import Testing
 import LibBase
 
@@ -6,7 +7,7 @@ private let registry = CommandRegistry.lib
 
 /// Every help text lib can print, with a name for failure messages.
 private func everyHelpText() -> [(name: String, text: String)] {
-    let help = HelpText()
+    let help = HelpText(registry: .lib)
     return [("lib --help", help.programHelp()), ("lib (no arguments)", help.shortUsage())]
         + registry.commands.map { ("lib \($0.name) --help", help.commandHelp($0)) }
 }
@@ -21,7 +22,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
 }
 
 @Test func programHelpListsVisibleCommandsGlobalOptionsAndExitCodes() {
-    let text = HelpText().programHelp()
+    let text = HelpText(registry: .lib).programHelp()
     #expect(text.hasPrefix("Usage: lib [-A ACCOUNT] [--json] [-q] [-v] [--no-color] COMMAND ...\n"))
     for command in registry.visibleCommands {
         #expect(text.contains("\n  \(command.name) "), "\(command.name) missing")
@@ -34,8 +35,8 @@ private func everyHelpText() -> [(name: String, text: String)] {
 }
 
 @Test func commandHelpShowsSynopsisOptionsExamplesAndExitCodes() {
-    let text = HelpText().commandHelp(PushSyntax.command)
-    #expect(text.hasPrefix("Usage: lib push [--wait DURATION | --watch] [--all]\n\nSend pending writes to the server, in order.\n"))
+    let text = HelpText(registry: .lib).commandHelp(Push.command)
+    #expect(text.hasPrefix("Usage: lib push [--wait DURATION | --watch] [--all] [--dry-run]\n\nSend pending writes to the server, in order.\n"))
     #expect(text.contains("\nOptions:\n      --wait DURATION  Keep trying for up to DURATION in all (for cron)\n"))
     #expect(text.contains("\n  -h, --help  ") || text.contains("\n  -h, --help "))
     #expect(text.contains("\nExamples:\n  lib push\n"))
@@ -53,10 +54,14 @@ private func everyHelpText() -> [(name: String, text: String)] {
         "lib switch [ACCOUNT]",
         "lib get PATH [--offline | --fresh] [--timeout DURATION]",
         "lib edit PATH [FIELD=STRING | FIELD:=JSON ...] [--create | --delete] [--push]",
-        "lib push [--wait DURATION | --watch] [--all]",
+        "lib new COLLECTION [FIELD=STRING | FIELD:=JSON ...]",
+        "lib push [--wait DURATION | --watch] [--all] [--dry-run]",
         "lib status [--short | --porcelain | --prompt] [--all]",
         "lib diff [PATH]",
         "lib discard [PATH ...] [--all] [--force] [--yes]",
+        "lib restore [PATH ...] [--all] [--force] [--yes]",
+        "lib log [PATH] [--max-count N] [--offline]",
+        "lib revert PATH",
         "lib resolve [PATH] [--mine | --theirs | --merge | --edit | --discard] [--whole] [--yes]",
         "lib doctor",
         "lib completion bash|zsh|fish",

@@ -1,5 +1,6 @@
 import Foundation
 import LibCLI
+@testable import LibCommands
 import TestSupport
 import Testing
 import LibBase
@@ -20,7 +21,7 @@ func manPageRendersWithGroffWithoutWarnings() throws {
 }
 
 @Test func manPageHasTheHandWrittenSections() {
-    let page = ManualPage().render()
+    let page = ManualPage(registry: .lib).render()
     for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "GLOBAL OPTIONS", "COMMANDS", "ENVIRONMENT", "FILES",
                     "EXIT STATUS", "EXAMPLES", "SEE ALSO"] {
         #expect(page.contains("\n.SH \(section)\n"), "missing section \(section)")
@@ -40,7 +41,7 @@ func manPageRendersWithGroffWithoutWarnings() throws {
 }
 
 @Test func roffEscapesHyphensBackslashesAndLeadingDots() {
-    let page = ManualPage().render()
+    let page = ManualPage(registry: .lib).render()
     #expect(page.contains("\\fB\\-\\-wait\\fR \\fIDURATION\\fR"))
     #expect(!page.contains(" --"))
 }

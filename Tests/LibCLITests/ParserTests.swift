@@ -1,4 +1,5 @@
 import LibCLI
+@testable import LibCommands
 import Testing
 
 /// A command line that parses, and what it must parse into.
@@ -83,7 +84,7 @@ private let parseCases: [ParseCase] = [
 
 @Test(arguments: parseCases)
 func commandLineParses(_ testCase: ParseCase) throws {
-    let outcome = try CommandLineParser().parse(testCase.arguments)
+    let outcome = try CommandLineParser(registry: .lib).parse(testCase.arguments)
     guard case .run(let parsed) = outcome else {
         Issue.record("expected a command to run, got \(outcome)")
         return
@@ -124,7 +125,7 @@ private let outcomeCases: [OutcomeCase] = [
 @Test(arguments: outcomeCases)
 func commandLineAsksForHelpOrVersion(_ testCase: OutcomeCase) throws {
     let actual: OutcomeCase.Expected?
-    switch try CommandLineParser().parse(testCase.arguments) {
+    switch try CommandLineParser(registry: .lib).parse(testCase.arguments) {
     case .help(nil): actual = .programHelp
     case .help(let command?): actual = .commandHelp(command.name)
     case .version: actual = .version
@@ -152,7 +153,7 @@ let usageErrorCases: [UsageErrorCase] = [
     // Unknown commands, with and without suggestions; hidden ones are never suggested.
     UsageErrorCase(arguments: ["stauts"], message: "unknown command 'stauts'. Did you mean 'status'?"),
     UsageErrorCase(arguments: ["puhs", "--all"], message: "unknown command 'puhs'. Did you mean 'push'?"),
-    UsageErrorCase(arguments: ["log"], message: "unknown command 'log'. Did you mean 'login' or 'logout'?"),
+    UsageErrorCase(arguments: ["logi"], message: "unknown command 'logi'. Did you mean 'login' or 'log'?"),
     UsageErrorCase(arguments: ["frobnicate"], message: "unknown command 'frobnicate'"),
     UsageErrorCase(arguments: ["__compelte"], message: "unknown command '__compelte'"),
     UsageErrorCase(arguments: ["help", "stauts"], message: "unknown command 'stauts'. Did you mean 'status'?"),
@@ -229,28 +230,28 @@ func usageErrorNamesTheCulpritAndExitsTwo(_ testCase: UsageErrorCase) {
 }
 
 @Test func parsedCommandReadsValuesThroughTheDeclarations() throws {
-    let outcome = try CommandLineParser().parse(
+    let outcome = try CommandLineParser(registry: .lib).parse(
         ["-A", "alice", "edit", "books/b-7", "title=Dune", "year:=1965", "--push"])
     guard case .run(let parsed) = outcome else {
         Issue.record("expected a command, got \(outcome)")
         return
     }
     #expect(parsed.globalOptions.account == "alice")
-    #expect(parsed.argument(EditSyntax.path) == "books/b-7")
-    #expect(parsed.isSet(EditSyntax.push))
-    #expect(!parsed.isSet(EditSyntax.create))
-    #expect(parsed.assignments(EditSyntax.assignments) == [
+    #expect(parsed.argument(Edit.path) == "books/b-7")
+    #expect(parsed.isSet(Edit.push))
+    #expect(!parsed.isSet(Edit.create))
+    #expect(parsed.assignments(Edit.assignments) == [
         FieldAssignment(field: "title", value: .string("Dune")),
         FieldAssignment(field: "year", value: .json("1965")),
     ])
 
-    guard case .run(let push) = try CommandLineParser().parse(["push", "--wait", "90"]) else {
+    guard case .run(let push) = try CommandLineParser(registry: .lib).parse(["push", "--wait", "90"]) else {
         Issue.record("expected push to run")
         return
     }
-    #expect(push.seconds(PushSyntax.wait) == 90)
-    #expect(push.text(PushSyntax.wait) == nil)
-    #expect(!push.isSet(PushSyntax.all))
+    #expect(push.seconds(Push.wait) == 90)
+    #expect(push.text(Push.wait) == nil)
+    #expect(!push.isSet(Push.all))
 }
 
 @Test(arguments: [

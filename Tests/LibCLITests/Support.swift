@@ -1,5 +1,6 @@
 import Foundation
 import LibCLI
+@testable import LibCommands
 import TestSupport
 import LibBase
 
@@ -36,7 +37,7 @@ func runInProcess(
     var context = CommandContext(
         standardOutput: .capturing(into: out), standardError: .capturing(into: err), environment: environment)
     configure(&context)
-    let code = CommandDispatcher(handlers: handlers).run(arguments, context: context)
+    let code = CommandDispatcher(registry: .lib, handlers: handlers).run(arguments, context: context)
     return InProcessRun(arguments: arguments, exitCode: code, stdout: out.text, stderr: err.text)
 }
 

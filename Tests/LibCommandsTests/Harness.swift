@@ -1,7 +1,7 @@
 import LibBase
 import LibBookSchema
 import LibCLI
-import LibCommands
+@testable import LibCommands
 import LibJSON
 import LibKeyring
 import LibNet
@@ -77,7 +77,7 @@ final class Machine: @unchecked Sendable {
     }
 
     /// lib-online's dispatcher: every command's handler, in this process.
-    static let dispatcher = CommandDispatcher(handler: LibCommandHandlers.handler(named:))
+    static let dispatcher = CommandDispatcher(registry: .lib, handler: LibCommandList.handler(named:))
 
     // MARK: Accounts
 

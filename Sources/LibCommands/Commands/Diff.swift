@@ -8,12 +8,42 @@ import LibClient
 /// old → new against the version it was based on; for a conflict, the
 /// server's value too. Reads the account's store only (never the network
 /// or the keyring).
-enum Diff {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+enum Diff: Verb {
+    static let name = "diff"
+
+    static let path = ArgumentSpec(
+        "PATH", .resourcePath, .optional, "Only the writes of this document, such as books/b-7")
+
+    static let command = CommandSpec(
+        name: name,
+        summary: "Show what pending writes change, field by field",
+        discussion: """
+            For each write in the outbox (or only those of PATH): its path, \
+            kind and state, then each field it changes, old and new value, against \
+            the version it was based on. For a conflict, the server's value \
+            is shown beside each field too. Reads this device only; colour on \
+            a terminal.
+            """,
+        arguments: [path],
+        examples: [
+            .init("lib diff", "What the next push would send."),
+            .init("lib diff books/b-7", "Only the writes of books/b-7."),
+        ],
+        exitStatuses: [.init(.success), .init(.failure, "PATH has no write to show."), .init(.usage)])
+
+    struct Options {
+        /// Only the writes of this document or collection.
         var path: ResourcePath?
-        if let text = parsed.argument(DiffSyntax.path) {
-            path = try ResourcePath.argument(text)
-        }
+    }
+
+    static func options(_ parsed: ParsedCommand) throws -> Options {
+        try Options(path: parsed.argument(path).map(ResourcePath.argument))
+    }
+
+    static func runsOnline(_ options: Options) -> Bool { false }
+
+    static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
+        let path = options.path
         let workspace = try AccountWorkspace(context)
         let store = try workspace.openStore()
         let writes = try store.outbox.all()

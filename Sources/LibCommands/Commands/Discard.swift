@@ -11,8 +11,46 @@ import LibClient
 /// removal: a bad PATH, a PATH with nothing to discard, a write that a push
 /// sent and whose answer never came (it may be on the server: only the next
 /// push can tell), `--all` without an answer or `--yes`.
-enum Discard {
+enum Discard: Verb {
+    static let name = "discard"
+
+    static let paths = ArgumentSpec(
+        "PATH", .resourcePath, .repeated, "A document whose writes to take back, such as books/b-7")
+    static let all = OptionSpec.flag("all", "Take back every write of the account")
+    static let force = OptionSpec.flag(
+        "force", "Also take back writes sent without an answer",
+        details: "Such a write may already be on the server; discarding it only forgets it here.")
+    static let yes = OptionSpec.flag("yes", "Do not ask before --all")
+
+    static let command = CommandSpec(
+        name: name,
+        summary: "Take back pending writes",
+        discussion: """
+            Removes every write of each PATH from the outbox (pending, in \
+            conflict or rejected), or every write of the account with --all \
+            (asked on a terminal; --yes otherwise). Nothing is sent.
+
+            A write a push sent and whose answer never came may be on the \
+            server already: discard refuses it and says when it was sent; \
+            push first to learn what happened, or add --force. A write is \
+            sent only once its request may have reached the server: one a \
+            push could not connect for (refused, offline, DNS, TLS), never \
+            got to, or held behind a conflict is not, and goes back freely.
+            """,
+        arguments: [paths],
+        options: [all, force, yes],
+        examples: [
+            .init("lib discard books/b-7", "Take back the unsent change of books/b-7."),
+            .init("lib discard --all --yes", "Take back every write of the account."),
+        ],
+        exitStatuses: [
+            .init(.success), .init(.failure, "Nothing to discard, a write that may be on the server, or a no."),
+            .init(.usage),
+        ])
+
     struct Options {
+        /// `discard`, or `restore` (git's name for it): the name messages use.
+        var command: String = Discard.name
         var paths: [ResourcePath]
         var all: Bool
         var force: Bool
@@ -20,8 +58,8 @@ enum Discard {
     }
 
     static func options(_ parsed: ParsedCommand) throws -> Options {
-        let texts = parsed.arguments(DiscardSyntax.paths)
-        let all = parsed.isSet(DiscardSyntax.all)
+        let texts = parsed.arguments(Discard.paths)
+        let all = parsed.isSet(Discard.all)
         if all && !texts.isEmpty {
             throw UsageError("give PATHs or --all, not both", command: parsed.name)
         }
@@ -37,11 +75,13 @@ enum Discard {
             }
             if !paths.contains(path) { paths.append(path) }
         }
-        return Options(paths: paths, all: all, force: parsed.isSet(DiscardSyntax.force), yes: parsed.isSet(DiscardSyntax.yes))
+        return Options(command: parsed.name, paths: paths, all: all, force: parsed.isSet(Discard.force),
+                       yes: parsed.isSet(Discard.yes))
     }
 
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
-        let options = try options(parsed)
+    static func runsOnline(_ options: Options) -> Bool { false }
+
+    static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
         let workspace = try AccountWorkspace(context)
         let store = try workspace.openStore()
         let items = try store.outbox.all()
@@ -62,7 +102,7 @@ enum Discard {
         if options.all && !options.yes {
             let question = "Take back \(Wording.writes(chosen.count)) of \(workspace.name) (\(Wording.count(keys.count, "document")))?"
             guard context.standardInput.isTerminal else {
-                throw UsageError("--all would take back \(Wording.writes(chosen.count)) of \(workspace.name): add --yes to confirm", command: parsed.name)
+                throw UsageError("--all would take back \(Wording.writes(chosen.count)) of \(workspace.name): add --yes to confirm", command: options.command)
             }
             context.standardOutput.flush()
             guard TerminalPrompt.confirm(question, defaultYes: false) else {

@@ -14,8 +14,44 @@ import LibClient
 /// the session bus, the Secret Service, each account's token, store and
 /// server, the clock, and the proxies, and says how to fix what is wrong.
 /// Exit 0 when all is well (warnings aside), else the worst problem's code.
-enum Doctor {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+enum Doctor: Verb {
+    static let name = "doctor"
+
+    static let command = CommandSpec(
+        name: name,
+        summary: "Check the bus, keyring, tokens, stores and servers",
+        discussion: """
+            Checks what lib needs, one line per check with what it found and, \
+            for a problem, how to fix it: how the D-Bus session bus was found \
+            (DBUS_SESSION_BUS_ADDRESS, $XDG_RUNTIME_DIR/bus or /run/user/$UID/bus) \
+            and whether cron jobs will find it too; whether the Secret Service \
+            answers and is unlocked; each account's token; each account's store \
+            (PRAGMA quick_check); the network path to each server and whether \
+            GET /v1/me answers; the clock against the server's Date; and the \
+            proxies in effect.
+
+            Warnings (such as a bus that cron will not find) do not change the \
+            exit status; problems do, the worst one deciding it. With --json, \
+            one document lists every check (docs/json/doctor.schema.json).
+            """,
+        examples: [
+            .init("lib doctor", "Check everything, for every signed-in account."),
+            .init("lib -A alice doctor --json", "The same for one account, for a script."),
+        ],
+        exitStatuses: [
+            .init(.success, "All is well (warnings aside)."),
+            .init(.failure, "A store failed its check, or another failure."), .init(.usage),
+            .init(.authentication, "No session bus, no Secret Service, a locked keyring, or a token missing or rejected."),
+            .init(.temporaryFailure, "A server could not be reached."),
+        ])
+
+    struct Options {}
+
+    static func options(_ parsed: ParsedCommand) throws -> Options { Options() }
+
+    static func runsOnline(_ options: Options) -> Bool { true }
+
+    static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
         var checks = busChecks(context.environment)
         let busWorks = !checks.contains { $0.name == "session-bus" && $0.status == .problem }
         var keyringWorks = false

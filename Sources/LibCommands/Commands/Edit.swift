@@ -14,7 +14,47 @@ import LibClient
 /// Exit 2 when the command line cannot be read (a PATH that is not a
 /// document, `FIELD:=` text that is not JSON, `--delete` with fields);
 /// exit 1 when the document it would make breaks a rule (the field is named).
-enum Edit {
+enum Edit: Verb {
+    static let name = "edit"
+
+    static let path = ArgumentSpec("PATH", .resourcePath, .required, "Resource path, such as books/b-7")
+    static let assignments = ArgumentSpec(
+        "FIELD=STRING | FIELD:=JSON", .assignment, .repeated,
+        "Set FIELD to a string, or to any JSON value")
+    static let create = OptionSpec.flag("create", "Create PATH; the server refuses if it exists")
+    static let delete = OptionSpec.flag("delete", "Delete PATH")
+    static let push = OptionSpec.flag("push", "Push right after saving")
+
+    static let command = CommandSpec(
+        name: name,
+        summary: "Change a resource; the change waits in the outbox",
+        discussion: """
+            Saves a change to PATH durably on this device and prints how many \
+            writes are pending; push sends them. Each change remembers the \
+            version it was made against, so a change made meanwhile on the \
+            server becomes a conflict to resolve instead of being overwritten.
+
+            FIELD=STRING sets a field to a string and FIELD:=JSON to any JSON \
+            value (httpie's convention). Without assignments, edit opens \
+            $VISUAL or $EDITOR on the JSON document: invalid JSON reopens the \
+            editor with the error on top, and an unchanged file changes nothing.
+            """,
+        arguments: [path, assignments],
+        options: [create, delete, push],
+        exclusiveGroups: [[create.name, delete.name]],
+        examples: [
+            .init("lib edit books/b-7 title='Dune Messiah' year:=1969", "Change two fields."),
+            .init("lib edit books/b-21 --create title=Emma tags:='[\"novel\"]'", "Create a book."),
+            .init("lib edit books/b-3 --delete --push", "Delete a book and send it at once."),
+            .init("lib edit books/b-7", "Edit the whole document in $EDITOR."),
+        ],
+        exitStatuses: [
+            .init(.success, "Saved on this device (and pushed, with --push)."), .init(.failure), .init(.usage),
+            .init(.attention, "With --push: conflicts or rejected writes remain."),
+            .init(.authentication, "With --push: the server needs you to sign in again."),
+            .init(.temporaryFailure, "With --push: saved, but not sent yet; nothing is lost."),
+        ])
+
     struct Options {
         var path: ResourcePath
         var id: String
@@ -25,23 +65,27 @@ enum Edit {
     }
 
     static func options(_ parsed: ParsedCommand) throws(UsageError) -> Options {
-        let text = parsed.argument(EditSyntax.path) ?? ""
+        let text = parsed.argument(Edit.path) ?? ""
         let path = try ResourcePath.argument(text)
         guard let id = path.id else {
             throw UsageError("'\(text)' is a collection; edit one of its documents, such as '\(path.collection)/b-7'", command: "edit")
         }
-        let assignments = parsed.assignments(EditSyntax.assignments)
-        let delete = parsed.isSet(EditSyntax.delete)
+        let assignments = parsed.assignments(Edit.assignments)
+        let delete = parsed.isSet(Edit.delete)
         if delete && !assignments.isEmpty {
             throw UsageError("--delete takes no FIELD=VALUE assignments", command: "edit")
         }
         for assignment in assignments { _ = try assignment.jsonValue() }
-        return Options(path: path, id: id, assignments: assignments, create: parsed.isSet(EditSyntax.create),
-                       delete: delete, push: parsed.isSet(EditSyntax.push))
+        return Options(path: path, id: id, assignments: assignments, create: parsed.isSet(Edit.create),
+                       delete: delete, push: parsed.isSet(Edit.push))
     }
 
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
-        let options = try options(parsed)
+    // An edit of a document this device has never seen fetches it first:
+    // `EditBase` hands over to `lib-online` at that point, before the edit
+    // has changed anything.
+    static func runsOnline(_ options: Options) -> Bool { options.push }
+
+    static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
         let workspace = try AccountWorkspace(context)
         let store = try workspace.openStore()
         let key = options.path.description

@@ -9,7 +9,46 @@ import LibClient
 /// `lib get PATH [--offline | --fresh] [--timeout SECONDS]`: the fresh
 /// document when the server answers, else the last known copy, labelled on
 /// standard error with its age and the reason (DESIGN.md, "Reads").
-enum Get {
+enum Get: Verb {
+    static let name = "get"
+
+    static let path = ArgumentSpec("PATH", .resourcePath, .required, "Resource path, such as books or books/b-7")
+    static let offline = OptionSpec.flag("offline", "Print the cached copy; never touch the network")
+    static let fresh = OptionSpec.flag("fresh", "Fail (exit 75) rather than show the cached copy")
+    static let timeout = OptionSpec.option(
+        "timeout", value: "DURATION", .duration,
+        "Give up on the server after DURATION (90, 90s, 2m, 1.5)")
+
+    static let command = CommandSpec(
+        name: name,
+        summary: "Print a resource, fresh or from the cache",
+        discussion: """
+            Fetches PATH from the server and prints it. When the server cannot \
+            be reached (offline, unreachable, 5xx, timed out), prints the cached \
+            copy instead and says on standard error how old it is and why, for \
+            example "Showing the copy from 3 hours ago. You're offline."
+
+            When a copy is cached, the server has 2 seconds (or --timeout) to \
+            answer before the copy is shown: the last known data at once. \
+            Without one, lib waits as long as its usual timeouts.
+
+            Writes still waiting in the outbox are shown applied and marked as \
+            pending, never as done. Collections such as books are cached too.
+            """,
+        arguments: [path],
+        options: [offline, fresh, timeout],
+        exclusiveGroups: [[offline.name, fresh.name]],
+        examples: [
+            .init("lib get books/b-7", "Print the book, from the server if it can be reached."),
+            .init("lib get books --offline", "List the cached books without touching the network."),
+            .init("lib --json get books/b-7 --fresh --timeout 2.5", "Only a fresh copy will do."),
+        ],
+        exitStatuses: [
+            .init(.success, "Done, also when the cached copy was shown instead (said on standard error)."),
+            .init(.failure, "Not found, or not cached with --offline."), .init(.usage), .init(.authentication),
+            .init(.temporaryFailure, "The server could not be reached, with --fresh or with nothing cached."),
+        ])
+
     enum Freshness { case preferFresh, offline, fresh }
 
     struct Options {
@@ -20,16 +59,16 @@ enum Get {
 
     static func options(_ parsed: ParsedCommand) throws -> Options {
         let path: ResourcePath
-        do { path = try ResourcePath.argument(parsed.argument(GetSyntax.path) ?? "") } catch {
-            throw UsageError(error.message, command: GetSyntax.command.name)
+        do { path = try ResourcePath.argument(parsed.argument(Get.path) ?? "") } catch {
+            throw UsageError(error.message, command: Get.command.name)
         }
-        let freshness: Freshness = parsed.isSet(GetSyntax.offline) ? .offline : parsed.isSet(GetSyntax.fresh) ? .fresh : .preferFresh
-        return Options(path: path, freshness: freshness, timeout: parsed.seconds(GetSyntax.timeout))
+        let freshness: Freshness = parsed.isSet(Get.offline) ? .offline : parsed.isSet(Get.fresh) ? .fresh : .preferFresh
+        return Options(path: path, freshness: freshness, timeout: parsed.seconds(Get.timeout))
     }
 
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
-        // The path is checked before any file, keyring or server is touched.
-        let options = try options(parsed)
+    static func runsOnline(_ options: Options) -> Bool { options.freshness != .offline }
+
+    static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
         let workspace = try AccountWorkspace(context)
         if options.freshness == .offline { return try showOffline(options.path, workspace) }
 

@@ -13,7 +13,42 @@ import LibClient
 /// With a PATH it adds the book's server history (every user's changes,
 /// who and when, field by field), unless `--offline`; when the server
 /// cannot be reached it says that part is missing and still exits 0.
-enum Log {
+enum Log: Verb {
+    static let name = "log"
+
+    static let path = ArgumentSpec(
+        "PATH", .resourcePath, .optional, "A document, such as books/b-7: its writes, and its server history")
+    static let count = OptionSpec.option(
+        "max-count", short: "n", value: "N", .text, "Show at most N writes (and N versions)")
+    static let offline = OptionSpec.flag(
+        "offline", "With PATH: leave out the server history; never touch the network")
+
+    static let command = CommandSpec(
+        name: name,
+        summary: "Show what this device pushed, and a book's history",
+        discussion: """
+            Lists the writes this device pushed for the account, newest first: \
+            when, the kind (create, change, delete), the path, the fields and \
+            their new values, and the ETag of the version the write made. The \
+            list is kept on this device with each write the server applied \
+            (the newest 10,000 per account), so it works offline and sends no \
+            request.
+
+            With a PATH it lists only that document's writes, and adds the \
+            book's history from the server: every user's changes, who and \
+            when, field by field. When the server cannot be reached it says \
+            that part is missing and shows the rest; --offline leaves it out.
+            """,
+        arguments: [path],
+        options: [count, offline],
+        examples: [
+            .init("lib log", "Everything this device pushed for the account."),
+            .init("lib log -n 5", "The five newest writes."),
+            .init("lib log books/b-7", "Your writes of books/b-7 and its history on the server."),
+        ],
+        exitStatuses: [.init(.success, "Done, also when the server history could not be fetched (said in the output)."),
+                       .init(.failure), .init(.usage)])
+
     struct Options {
         var path: ResourcePath?
         var limit: Int?
@@ -22,26 +57,28 @@ enum Log {
 
     static func options(_ parsed: ParsedCommand) throws -> Options {
         var path: ResourcePath?
-        if let text = parsed.argument(LogSyntax.path) {
+        if let text = parsed.argument(Log.path) {
             let parsedPath = try ResourcePath.argument(text)
             guard parsedPath.isDocument else {
                 throw UsageError("'\(text)' is a collection; give one of its documents, such as '\(parsedPath.collection)/b-7', or no PATH",
-                                 command: LogSyntax.name)
+                                 command: Log.name)
             }
             path = parsedPath
         }
         var limit: Int?
-        if let text = parsed.text(LogSyntax.count) {
+        if let text = parsed.text(Log.count) {
             guard let n = Int(text), n >= 0 else {
-                throw UsageError("-n takes a number of writes (0 or more), not '\(text)'", command: LogSyntax.name)
+                throw UsageError("-n takes a number of writes (0 or more), not '\(text)'", command: Log.name)
             }
             limit = n
         }
-        return Options(path: path, limit: limit, offline: parsed.isSet(LogSyntax.offline))
+        return Options(path: path, limit: limit, offline: parsed.isSet(Log.offline))
     }
 
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
-        let options = try options(parsed)
+    /// A book's server history needs the network; the device's log does not.
+    static func runsOnline(_ options: Options) -> Bool { options.path != nil && !options.offline }
+
+    static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
         let workspace = try AccountWorkspace(context)
         let key = options.path?.description
         let storePath = workspace.paths.storePath(workspace.name)

@@ -6,9 +6,55 @@ import LibNet
 import LibSync
 
 /// `lib login [SERVER_URL] [--user NAME] [--password-stdin | --token-stdin] [--restore | --no-restore]`
-enum Login {
+enum Login: Verb {
+    static let name = "login"
+
+    static let serverURL = ArgumentSpec(
+        "SERVER_URL", .text, .optional, "The server, such as https://library.example.org")
+    static let user = OptionSpec.option(
+        "user", value: "NAME", .text, "Sign in as NAME (asked on a terminal if missing)")
+    static let passwordStdin = OptionSpec.flag(
+        "password-stdin", "Read the password from standard input",
+        details: "Without it, the password is prompted for on the terminal, without echo.")
+    static let tokenStdin = OptionSpec.flag(
+        "token-stdin", "Read an existing token from standard input",
+        details: "The token is checked with the server before it is stored.")
+    static let restore = OptionSpec.flag("restore", "Restore writes set aside at the last logout")
+    static let noRestore = OptionSpec.flag("no-restore", "Do not restore writes set aside at the last logout")
+
+    static let command = CommandSpec(
+        name: name,
+        summary: "Sign in to a server; keep the token in the keyring",
+        discussion: """
+            Exchanges a password for a token (or stores a token given with \
+            --token-stdin), then asks the server who you are. The account is \
+            named user@host[:port] and becomes the current account.
+
+            The token is kept only in the Secret Service keyring, never on \
+            disk. When no keyring can be reached, login says how to fix that \
+            and exits 4; there is no plain-text fallback.
+
+            Writes set aside when this user last signed out of this server are \
+            restored: login asks on a terminal, and otherwise follows \
+            --restore or --no-restore (the default is to leave them aside).
+            """,
+        arguments: [serverURL],
+        options: [user, passwordStdin, tokenStdin, restore, noRestore],
+        exclusiveGroups: [[passwordStdin.name, tokenStdin.name], [restore.name, noRestore.name]],
+        examples: [
+            .init("lib login https://library.example.org --user alice", "Sign in; the password is asked for."),
+            .init("lib login http://127.0.0.1:8080 --user alice --password-stdin <pw.txt",
+                  "Sign in with a password read from a file."),
+        ],
+        exitStatuses: [
+            .init(.success, "Signed in."), .init(.failure), .init(.usage),
+            .init(.authentication, "Wrong password or token, or no usable keyring."),
+            .init(.temporaryFailure),
+        ])
+
     struct Options {
-        var server: ServerOrigin
+        /// nil: the current account's server.
+        var server: ServerOrigin?
         var user: String?
         var secretSource: SecretSource
         var restore: Bool?
@@ -16,45 +62,45 @@ enum Login {
         enum SecretSource { case passwordFromStdin, tokenFromStdin, prompt }
     }
 
-    static func options(_ parsed: ParsedCommand, _ context: CommandContext) throws -> Options {
-        let server: ServerOrigin
-        if let text = parsed.argument(LoginSyntax.serverURL) {
+    static func options(_ parsed: ParsedCommand) throws -> Options {
+        var server: ServerOrigin?
+        if let text = parsed.argument(Login.serverURL) {
             do { server = try ServerOrigin(parsing: text) } catch { throw UsageError(error.description, command: "login") }
-        } else if let directories = try? context.directories, let current = try? AccountIndex.load(from: directories.config).current {
-            server = current.origin
-        } else {
-            throw UsageError("login needs the SERVER_URL, as in 'lib login http://127.0.0.1:8080'", command: "login")
         }
-        let source: Options.SecretSource = parsed.isSet(LoginSyntax.tokenStdin) ? .tokenFromStdin
-            : parsed.isSet(LoginSyntax.passwordStdin) ? .passwordFromStdin : .prompt
-        let restore: Bool? = parsed.isSet(LoginSyntax.restore) ? true : parsed.isSet(LoginSyntax.noRestore) ? false : nil
-        return Options(server: server, user: parsed.text(LoginSyntax.user), secretSource: source, restore: restore)
+        let source: Options.SecretSource = parsed.isSet(Login.tokenStdin) ? .tokenFromStdin
+            : parsed.isSet(Login.passwordStdin) ? .passwordFromStdin : .prompt
+        let restore: Bool? = parsed.isSet(Login.restore) ? true : parsed.isSet(Login.noRestore) ? false : nil
+        return Options(server: server, user: parsed.text(Login.user), secretSource: source, restore: restore)
     }
 
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
-        let options = try options(parsed, context)
+    static func runsOnline(_ options: Options) -> Bool { true }
+
+    static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
         let directories = try context.directories
+        guard let server = options.server ?? (try? AccountIndex.load(from: directories.config).current?.origin) else {
+            throw UsageError("login needs the SERVER_URL, as in 'lib login http://127.0.0.1:8080'", command: "login")
+        }
         let paths = AccountPaths(directories: directories)
         var index = try AccountIndex.load(from: directories.config)
 
         // Everything that can fail without leaving a trace comes first: the
         // keyring (fail closed before a token exists anywhere), the secret.
         try checkKeyringReachable(context)
-        let token = try obtainToken(options, context)
+        let token = try obtainToken(options, server: server, context)
 
-        let api = ServerAPI(transport: context.makeTransport(), origin: options.server, token: token)
+        let api = ServerAPI(transport: context.makeTransport(), origin: server, token: token)
         let me: JSONValue
         do {
             let answer = try api.send("GET", "/v1/me")
             if answer.status == 401 {
-                throw CommandFailure("\(options.server.hostAndPort) did not accept that token", exitCode: .authentication)
+                throw CommandFailure("\(server.hostAndPort) did not accept that token", exitCode: .authentication)
             }
             if let failure = api.failure(for: answer) { throw failure }
             guard answer.status == 200, let json = answer.json, json["id"]?.stringValue != nil, json["username"]?.stringValue != nil
-            else { throw CommandFailure("\(options.server.hostAndPort) answered GET /v1/me with something lib cannot read (\(answer.status))") }
+            else { throw CommandFailure("\(server.hostAndPort) answered GET /v1/me with something lib cannot read (\(answer.status))") }
             me = json
         } catch let failure as TransportFailure {
-            throw explain(failure, server: options.server)
+            throw explain(failure, server: server)
         }
         // The name becomes a directory and is shown at every prompt: one
         // that breaks the server's own rule is refused before anything is
@@ -62,10 +108,10 @@ enum Login {
         let username = me["username"]?.stringValue ?? ""
         guard UserName.isValid(username) else {
             _ = try? api.send("DELETE", "/v1/sessions/current", timeout: 5)
-            throw CommandFailure("\(options.server.hostAndPort) gave the user name \"\(TerminalText.escaped(username))\", "
+            throw CommandFailure("\(server.hostAndPort) gave the user name \"\(TerminalText.escaped(username))\", "
                                  + "which is not a valid user name (\(UserName.rule)): not signed in")
         }
-        let account = Account(origin: options.server, userID: me["id"]?.stringValue ?? "", username: username)
+        let account = Account(origin: server, userID: me["id"]?.stringValue ?? "", username: username)
         let keyringAccount = KeyringAccount(server: account.origin.description, userID: account.userID, userName: account.username)
 
         // A token this login replaces is put back if the login fails after
@@ -134,7 +180,7 @@ enum Login {
     }
 
     /// Exchanges the password for a token, or reads the token given.
-    private static func obtainToken(_ options: Options, _ context: CommandContext) throws -> String {
+    private static func obtainToken(_ options: Options, server: ServerOrigin, _ context: CommandContext) throws -> String {
         switch options.secretSource {
         case .tokenFromStdin:
             let token = readSecret(context)
@@ -143,7 +189,7 @@ enum Login {
         case .passwordFromStdin, .prompt:
             var user = options.user
             if user == nil, context.standardInput.isTerminal || options.secretSource == .prompt {
-                user = TerminalPrompt.ask("User name for \(options.server.hostAndPort): ", secret: false)
+                user = TerminalPrompt.ask("User name for \(server.hostAndPort): ", secret: false)
             }
             guard let user, !user.isEmpty else {
                 throw UsageError("login needs --user NAME when there is no terminal to ask on", command: "login")
@@ -152,13 +198,13 @@ enum Login {
             if options.secretSource == .passwordFromStdin {
                 password = readSecret(context)
             } else {
-                guard let typed = TerminalPrompt.ask("Password for \(user)@\(options.server.hostAndPort): ", secret: true) else {
+                guard let typed = TerminalPrompt.ask("Password for \(user)@\(server.hostAndPort): ", secret: true) else {
                     throw UsageError("no terminal to ask for the password on: use --password-stdin", command: "login")
                 }
                 password = typed
             }
             guard !password.isEmpty else { throw UsageError("the password is empty", command: "login") }
-            return try exchange(user: user, password: password, server: options.server, context)
+            return try exchange(user: user, password: password, server: server, context)
         }
     }
 

@@ -8,20 +8,63 @@ import LibSync
 /// Ordered so that a failure part-way leaves nothing half-done: everything
 /// that can refuse comes before the first change; the outbox is set aside
 /// (reversibly) before the token is revoked and forgotten.
-enum Logout {
+enum Logout: Verb {
+    static let name = "logout"
+
+    static let account = ArgumentSpec(
+        "ACCOUNT", .account, .optional, "The account to sign out of (default: the current one)")
+    static let discard = OptionSpec.flag("discard", "Delete unsent writes instead of setting them aside")
+    static let yes = OptionSpec.flag("yes", "Do not ask before discarding unsent writes")
+
+    static let command = CommandSpec(
+        name: name,
+        summary: "Sign out; set unsent writes aside",
+        discussion: """
+            Revokes the token on the server (best effort), removes it from the \
+            keyring and deletes the account's cache.
+
+            Writes not sent yet are set aside, and restored only when the same \
+            user signs in to the same server again; they are never sent under \
+            another account. --discard deletes them instead, after asking on a \
+            terminal unless --yes is given.
+            """,
+        arguments: [account],
+        options: [discard, yes],
+        examples: [
+            .init("lib logout", "Sign out of the current account."),
+            .init("lib logout bob --discard --yes", "Sign out of bob's account and drop its unsent writes."),
+        ],
+        exitStatuses: [
+            .init(.success, "Signed out."), .init(.failure), .init(.usage),
+            .init(.authentication, "The keyring is absent, locked or refused."),
+        ])
+
     /// How long logout waits for a running push to finish the request it has on the wire.
     static let pushWait = 40.0
 
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
-        let workspace = try AccountWorkspace(context, selector: parsed.argument(LogoutSyntax.account))
-        let discard = parsed.isSet(LogoutSyntax.discard)
+    struct Options {
+        /// nil: the current account.
+        var account: String?
+        var discard: Bool
+        var yes: Bool
+    }
+
+    static func options(_ parsed: ParsedCommand) throws -> Options {
+        Options(account: parsed.argument(account), discard: parsed.isSet(discard), yes: parsed.isSet(yes))
+    }
+
+    static func runsOnline(_ options: Options) -> Bool { true }
+
+    static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
+        let workspace = try AccountWorkspace(context, selector: options.account)
+        let discard = options.discard
         let name = workspace.name
         let paths = workspace.paths
 
         let store = try workspace.openStore()
         let counts = try store.outbox.counts()
         let unsent = counts.pending + counts.conflicts + counts.rejected
-        if discard && unsent > 0 && !parsed.isSet(LogoutSyntax.yes) {
+        if discard && unsent > 0 && !options.yes {
             guard context.standardInput.isTerminal else {
                 throw UsageError("--discard would delete \(Wording.writes(unsent)) not sent yet: add --yes to confirm", command: "logout")
             }

@@ -9,26 +9,59 @@ import LibClient
 /// random), checked as `edit` checks, saved as a create (`If-None-Match:
 /// *`) in one durable transaction. Prints the new path on standard output
 /// (the only line, so that `$(lib new ...)` is the path). Works offline.
-enum New {
+enum New: Verb {
+    static let name = "new"
+
+    static let collection = ArgumentSpec(
+        "COLLECTION", .resourcePath, .required, "Where the document goes, such as books")
+    static let assignments = ArgumentSpec(
+        "FIELD=STRING | FIELD:=JSON", .assignment, .repeated,
+        "Set FIELD to a string, or to any JSON value")
+
+    static let command = CommandSpec(
+        name: name,
+        summary: "Make a new document, with an id made here",
+        discussion: """
+            Makes a new document in COLLECTION with an id made on this device, \
+            saves it in the outbox as a create (sent with If-None-Match: *) and \
+            prints its path. Works offline.
+
+            The id is a ULID in lower case: 26 letters and digits, the time in \
+            milliseconds then 80 random bits, so ids sort by when they were \
+            made and two devices never make the same one.
+
+            FIELD=STRING sets a field to a string and FIELD:=JSON to any JSON \
+            value. Without assignments, new opens $VISUAL or $EDITOR on the \
+            document, as edit does.
+            """,
+        arguments: [collection, assignments],
+        examples: [
+            .init("lib new books title=Emma author='Jane Austen' year:=1815", "A new book; prints books/ID."),
+            .init("lib new books", "Write the new book in $EDITOR."),
+        ],
+        exitStatuses: [.init(.success, "Saved on this device."), .init(.failure, "The document breaks a rule (named)."),
+                       .init(.usage)])
+
     struct Options {
         var collection: String
         var assignments: [FieldAssignment]
     }
 
     static func options(_ parsed: ParsedCommand) throws -> Options {
-        let text = parsed.argument(NewSyntax.collection) ?? ""
+        let text = parsed.argument(New.collection) ?? ""
         let path = try ResourcePath.argument(text)
         guard !path.isDocument else {
             throw UsageError("'\(text)' is a document; give its collection, such as '\(path.collection)' (lib new makes the id)",
-                             command: NewSyntax.name)
+                             command: New.name)
         }
-        let assignments = parsed.assignments(NewSyntax.assignments)
+        let assignments = parsed.assignments(New.assignments)
         for assignment in assignments { _ = try assignment.jsonValue() }
         return Options(collection: path.collection, assignments: assignments)
     }
 
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
-        let options = try options(parsed)
+    static func runsOnline(_ options: Options) -> Bool { false }
+
+    static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
         let workspace = try AccountWorkspace(context)
         let store = try workspace.openStore()
         let now = context.now().secondsSince1970

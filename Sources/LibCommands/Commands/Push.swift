@@ -3,7 +3,7 @@ import LibCLI
 import LibBase
 import LibClient
 
-/// `lib push [--wait DURATION | --watch] [--all]`: sends the outbox of the account (or
+/// `lib push [--wait DURATION | --watch | --dry-run] [--all]`: sends the outbox of the account (or
 /// of every signed-in account, one after the other, each with its own token
 /// and connection).
 ///
@@ -18,16 +18,102 @@ import LibClient
 /// be sent), 3 (conflicts or rejected writes wait for a decision), 75 (try
 /// later: it heals by itself), 0. The codes that need a person come before
 /// the one that does not.
-enum Push {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
-        if parsed.isSet(PushSyntax.dryRun) { return try PushDryRun.run(parsed, context) }
-        if parsed.isSet(PushSyntax.watch) {
-            // --wait and --watch are an exclusive group: the parser refused both.
-            return try PushWatch(context, all: parsed.isSet(PushSyntax.all)).run()
+enum Push: Verb {
+    static let name = "push"
+
+    static let wait = OptionSpec.option(
+        "wait", value: "DURATION", .duration,
+        "Keep trying for up to DURATION in all (for cron)",
+        details: """
+            DURATION is seconds (90, 1.5) or has a unit (90s, 2m, 1h). \
+            Waits for a network path when offline and retries with backoff when \
+            the server is unreachable; exits 75 with the writes kept when the \
+            time runs out.
+            """)
+    static let watch = OptionSpec.flag(
+        "watch", "Run until stopped, pushing each write soon after it is saved (for a service)",
+        details: """
+            Pushes about a second after each saved write (bursts of edits go \
+            together), as soon as a network route appears, and after a backoff \
+            while the server is unreachable. One line per push on standard \
+            error, each problem once. SIGTERM or SIGINT lets the request on the \
+            wire finish and exits 0. With LIB_METERED=defer it holds writes \
+            while NetworkManager says the connection is metered. See \
+            contrib/systemd/lib-push.service.
+            """)
+    static let all = OptionSpec.flag("all", "Push every signed-in account, each with its own token")
+    static let dryRun = OptionSpec.flag(
+        "dry-run", short: "n", "Print what would be sent, in order; send and change nothing",
+        details: """
+            Per account, each write in the order a push takes it: its path, \
+            kind, fields and precondition, and which writes wait behind a \
+            conflict or need lib resolve. Reads this device only: works \
+            offline, needs no keyring.
+            """)
+
+    static let command = CommandSpec(
+        name: name,
+        summary: "Send pending writes to the server, in order",
+        discussion: """
+            Sends the writes waiting in the outbox, oldest first, each exactly \
+            once. A write is what you changed (the fields set and removed, or a \
+            create or a delete), sent against the version you saw; every field \
+            you did not touch is the server's. A write whose resource changed \
+            on the server meanwhile becomes a conflict (see lib resolve) and \
+            later writes of that resource wait behind it; writes of other \
+            resources go on. A later write of a resource goes against the \
+            version the one before it left, unless a field it sets was changed \
+            there by someone else: then it is a conflict too, never an overwrite.
+
+            One push per account runs at a time: an overlapping push waits \
+            within its own time and then sends what is left.
+            """,
+        options: [wait, watch, all, dryRun],
+        exclusiveGroups: [[wait.name, watch.name]],
+        examples: [
+            .init("lib push", "Send what is pending, now."),
+            .init("lib push --wait 60", "From cron: keep trying for up to a minute."),
+            .init("lib push --all", "Send every signed-in account's writes."),
+            .init("lib push -n --all", "What a push of every account would send, sending nothing."),
+            .init("lib push --watch --all", "Keep every account's writes flowing until stopped."),
+        ],
+        exitStatuses: [
+            .init(.success, "Everything was sent."), .init(.failure), .init(.usage),
+            .init(.attention, "Conflicts or rejected writes remain: see lib resolve."),
+            .init(.authentication, "The server needs you to sign in again."),
+            .init(.temporaryFailure, "Offline or the server is unreachable; the writes are kept."),
+        ])
+
+    struct Options {
+        /// Seconds to keep trying (`--wait`).
+        var wait: Double?
+        var watch: Bool
+        var all: Bool
+        /// `--dry-run`: say what would be sent, send nothing.
+        var dryRun = false
+    }
+
+    static func options(_ parsed: ParsedCommand) throws -> Options {
+        let options = Options(wait: parsed.seconds(wait), watch: parsed.isSet(watch), all: parsed.isSet(all),
+                              dryRun: parsed.isSet(dryRun))
+        if options.dryRun && (options.wait != nil || options.watch) {
+            throw UsageError("--dry-run sends nothing, so it takes neither --wait nor --watch", command: name)
         }
-        let deadline = parsed.seconds(PushSyntax.wait).map { MonotonicClock.now() + $0 }
+        return options
+    }
+
+    /// A dry run reads the outbox alone.
+    static func runsOnline(_ options: Options) -> Bool { !options.dryRun }
+
+    static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
+        if options.dryRun { return try PushDryRun.run(all: options.all, context) }
+        if options.watch {
+            // --wait and --watch are an exclusive group: the parser refused both.
+            return try PushWatch(context, all: options.all).run()
+        }
+        let deadline = options.wait.map { MonotonicClock.now() + $0 }
         let workspaces: [AccountWorkspace]
-        if parsed.isSet(PushSyntax.all) {
+        if options.all {
             let directories = try context.directories
             let index = try AccountIndex.load(from: directories.config)
             guard !index.accounts.isEmpty else {

@@ -21,7 +21,57 @@ import LibClient
 /// fields clash); 1 when PATH has nothing to resolve or a question was
 /// answered no; 2 for a bad PATH or an option that does not fit the write
 /// (such as --mine on a rejected write, or --whole off a terminal without --yes).
-enum Resolve {
+enum Resolve: Verb {
+    static let name = "resolve"
+
+    static let path = ArgumentSpec("PATH", .resourcePath, .optional, "The conflicting resource, such as books/b-7")
+    static let mine = OptionSpec.flag(
+        "mine", "Settle the clashing fields with my values",
+        details: "Every field changed on one side only keeps that change, as git's merge -X ours does.")
+    static let theirs = OptionSpec.flag(
+        "theirs", "Settle the clashing fields with the server's values",
+        details: "Every field changed on one side only keeps that change, as git's merge -X theirs does.")
+    static let whole = OptionSpec.flag(
+        "whole", "With --mine or --theirs: take that whole document",
+        details: "Replaces the document with one side, reverting the other side's changes; lib names the fields it reverts and asks on a terminal (--yes otherwise).")
+    static let merge = OptionSpec.flag("merge", "Merge field by field when no field clashes")
+    static let edit = OptionSpec.flag("edit", "Edit the merge in $EDITOR, both values of each clash marked")
+    static let discard = OptionSpec.flag("discard", "Drop the write (the same as lib discard PATH)")
+    static let yes = OptionSpec.flag("yes", "Do not ask before --whole reverts changes")
+
+    static let command = CommandSpec(
+        name: name,
+        summary: "List conflicts, or settle one",
+        discussion: """
+            Without PATH, lists conflicts and rejected writes. With PATH, shows \
+            base, mine and theirs side by side, field by field, and what each \
+            choice would do; an option then settles it. Works offline, from \
+            what the server sent when it refused the write.
+
+            --mine and --theirs choose a side only for the fields changed on \
+            both sides; every other change, from either side, is kept. \
+            --mine --whole and --theirs --whole replace the whole document with \
+            one side: they name the fields of the other side they revert, and \
+            ask first. --merge succeeds only when no field was changed on both \
+            sides; otherwise it names the fields that clash. --edit opens the \
+            merge with both values of each clash between markers, and refuses \
+            to save while a marker is left.
+            """,
+        arguments: [path],
+        options: [mine, theirs, whole, merge, edit, discard, yes],
+        exclusiveGroups: [[mine.name, theirs.name, merge.name, edit.name, discard.name]],
+        examples: [
+            .init("lib resolve", "List what needs a decision."),
+            .init("lib resolve books/b-7", "Show base, mine and theirs."),
+            .init("lib resolve books/b-7 --merge", "Merge, if no field clashes."),
+            .init("lib resolve books/b-7 --mine", "My values where both changed; every other change kept."),
+            .init("lib resolve books/b-7 --theirs --whole", "The server's document as it is, dropping all of mine."),
+        ],
+        exitStatuses: [
+            .init(.success), .init(.failure), .init(.usage),
+            .init(.attention, "Conflicts or rejected writes remain."),
+        ])
+
     enum Action: Equatable {
         case mine(whole: Bool), theirs(whole: Bool), merge, edit, discard
 
@@ -36,28 +86,18 @@ enum Resolve {
         }
     }
 
-    static func action(_ parsed: ParsedCommand) throws(UsageError) -> Action? {
-        let whole = parsed.isSet(ResolveSyntax.whole)
-        let action: Action?
-        if parsed.isSet(ResolveSyntax.mine) { action = .mine(whole: whole) }
-        else if parsed.isSet(ResolveSyntax.theirs) { action = .theirs(whole: whole) }
-        else if parsed.isSet(ResolveSyntax.merge) { action = .merge }
-        else if parsed.isSet(ResolveSyntax.edit) { action = .edit }
-        else if parsed.isSet(ResolveSyntax.discard) { action = .discard }
-        else { action = nil }
-        if whole {
-            switch action {
-            case .mine, .theirs: break
-            default: throw UsageError("--whole goes with --mine or --theirs: it takes that side's whole document", command: "resolve")
-            }
-        }
-        return action
+    struct Options {
+        /// nil: list what waits.
+        var path: ResourcePath?
+        /// nil: show the conflict.
+        var action: Action?
+        var yes: Bool
     }
 
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+    static func options(_ parsed: ParsedCommand) throws -> Options {
         let action = try action(parsed)
         var path: ResourcePath?
-        if let text = parsed.argument(ResolveSyntax.path) {
+        if let text = parsed.argument(Resolve.path) {
             let parsedPath = try ResourcePath.argument(text)
             guard parsedPath.isDocument else {
                 throw UsageError("'\(text)' is a collection; resolve one of its documents, such as '\(parsedPath.collection)/b-7'",
@@ -69,9 +109,34 @@ enum Resolve {
             throw UsageError("\(action.spelling) needs a PATH, such as 'books/b-7'; run `lib resolve` to list what waits",
                              command: "resolve")
         }
+        return Options(path: path, action: action, yes: parsed.isSet(yes))
+    }
+
+    static func runsOnline(_ options: Options) -> Bool { false }
+
+    static func action(_ parsed: ParsedCommand) throws(UsageError) -> Action? {
+        let whole = parsed.isSet(Resolve.whole)
+        let action: Action?
+        if parsed.isSet(Resolve.mine) { action = .mine(whole: whole) }
+        else if parsed.isSet(Resolve.theirs) { action = .theirs(whole: whole) }
+        else if parsed.isSet(Resolve.merge) { action = .merge }
+        else if parsed.isSet(Resolve.edit) { action = .edit }
+        else if parsed.isSet(Resolve.discard) { action = .discard }
+        else { action = nil }
+        if whole {
+            switch action {
+            case .mine, .theirs: break
+            default: throw UsageError("--whole goes with --mine or --theirs: it takes that side's whole document", command: "resolve")
+            }
+        }
+        return action
+    }
+
+    static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
+        let action = options.action
         let workspace = try AccountWorkspace(context)
         let store = try workspace.openStore()
-        guard let path else { return try list(store, workspace) }
+        guard let path = options.path else { return try list(store, workspace) }
 
         let key = path.description
         let items = try store.outbox.items(for: key)
@@ -79,7 +144,7 @@ enum Resolve {
             throw CommandFailure("Nothing to resolve for \(key): it has no conflict or rejected write for \(workspace.name).")
         }
         let write = Write(path: path, item: items[index], later: Array(items[(index + 1)...]))
-        let resolution = Resolution(write: write, store: store, workspace: workspace, confirmed: parsed.isSet(ResolveSyntax.yes))
+        let resolution = Resolution(write: write, store: store, workspace: workspace, confirmed: options.yes)
         switch action {
         case nil: return try resolution.show()
         case .mine(let whole): return try whole ? resolution.keepWholeMine() : resolution.keepMine()

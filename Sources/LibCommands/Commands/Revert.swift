@@ -12,15 +12,54 @@ import LibClient
 /// puts back, against the version the pushed write made, so that the push
 /// is a conflict (exit 3) and never overwrites the other change. Works
 /// offline; sends nothing.
-enum Revert {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
-        let text = parsed.argument(RevertSyntax.path) ?? ""
+enum Revert: Verb {
+    static let name = "revert"
+
+    static let path = ArgumentSpec(
+        "PATH", .resourcePath, .required, "A document whose last pushed change to undo, such as books/b-7")
+
+    static let command = CommandSpec(
+        name: name,
+        summary: "Undo your last pushed change, as a new write",
+        discussion: """
+            Queues the inverse of the last write of PATH this device pushed for \
+            the account (see lib log): each field it set goes back to the value \
+            it had before, and a field it added is removed; a create is undone \
+            by a delete, a delete by creating the document as it was. It is an \
+            ordinary write, sent by the next push against the version this \
+            device last saw.
+
+            If someone changed those fields since, the push is a conflict \
+            (exit 3) for lib resolve, never an overwrite. Works offline. A PATH \
+            with writes still waiting is refused: push or discard them first.
+            """,
+        arguments: [path],
+        examples: [
+            .init("lib revert books/b-7", "Put back what your last pushed change of books/b-7 changed."),
+            .init("lib revert books/b-7 && lib push", "... and send it."),
+        ],
+        exitStatuses: [.init(.success, "Queued, or nothing to undo."),
+                       .init(.failure, "No pushed write of PATH is recorded, or writes of PATH are waiting."),
+                       .init(.usage)])
+
+    struct Options {
+        var path: ResourcePath
+    }
+
+    static func options(_ parsed: ParsedCommand) throws -> Options {
+        let text = parsed.argument(Revert.path) ?? ""
         let path = try ResourcePath.argument(text)
         guard path.isDocument else {
             throw UsageError("'\(text)' is a collection; revert a change of one of its documents, such as '\(path.collection)/b-7'",
-                             command: RevertSyntax.name)
+                             command: name)
         }
-        let key = path.description
+        return Options(path: path)
+    }
+
+    static func runsOnline(_ options: Options) -> Bool { false }
+
+    static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
+        let key = options.path.description
         let workspace = try AccountWorkspace(context)
         let store = try workspace.openStore()
         guard let pushed = try store.pushedLog.last(of: key) else {

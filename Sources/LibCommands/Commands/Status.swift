@@ -13,7 +13,43 @@ import LibClient
 /// sent, write by write, from local files only — no network, no D-Bus, no
 /// keyring. `--prompt` is the compact one-liner for shell prompts, read
 /// from the outbox's counts alone.
-enum Status {
+enum Status: Verb {
+    static let name = "status"
+
+    static let short = OptionSpec.flag(
+        "short", short: "s", "One line per pending write or conflict",
+        details: "git's status --short shape: '## ACCOUNT', then 'XY PATH' per write; X is A (create), M (change) or D (delete), Y is a space (pending), S (sent, no answer yet), U (conflict) or R (rejected).")
+    static let porcelain = OptionSpec.flag(
+        "porcelain", "Stable output for scripts",
+        details: "The account's counters as 'key value' lines, then one 'write STATUS KIND ATTEMPTS CREATED PATH FIELDS' line per write, then a blank line (docs/CLI.md).")
+    static let prompt = OptionSpec.flag(
+        "prompt", "The account's segment for a shell prompt",
+        details: "The user name (with the host when another account shares it), then the writes pending, conflicts, rejected and set aside, each a mark and a count: 'alice +3 =1 x2 ~4' when the locale is not UTF-8, arrows and symbols when it is; nothing at all when nothing waits. Read from the account's prompt file, which the snippets in contrib/prompt read without starting lib.")
+    static let all = OptionSpec.flag("all", "Show every signed-in account")
+
+    static let command = CommandSpec(
+        name: name,
+        summary: "Show pending writes, conflicts and the account",
+        discussion: """
+            Shows the account, then each write waiting to be pushed and each \
+            conflict and rejected write that needs a decision: its path, kind \
+            (create, change, delete), the fields it changes, its age, and for \
+            a write a push already sent, the attempts and the last error. \
+            Reads this device only: never the network, D-Bus or the keyring.
+
+            --porcelain and --json print formats for scripts that do not change \
+            between versions. --prompt is the one-liner for shell prompts.
+            """,
+        options: [short, porcelain, prompt, all],
+        exclusiveGroups: [[short.name, porcelain.name, prompt.name]],
+        examples: [
+            .init("lib status", "What is pending for the current account, write by write."),
+            .init("lib status --short", "The same, one line per write."),
+            .init("lib status --prompt", "One line, for a shell prompt."),
+            .init("lib status --porcelain --all", "Every account, for a script."),
+        ],
+        exitStatuses: [.init(.success), .init(.failure), .init(.usage)])
+
     struct Line {
         let account: String
         let current: Bool
@@ -25,31 +61,44 @@ enum Status {
 
     enum Format { case long, short, porcelain, prompt, json }
 
-    static func format(_ parsed: ParsedCommand, _ context: CommandContext) -> Format {
-        if parsed.isSet(StatusSyntax.prompt) { return .prompt }
+    struct Options {
+        var prompt: Bool
+        var porcelain: Bool
+        var short: Bool
+        var all: Bool
+    }
+
+    static func options(_ parsed: ParsedCommand) throws -> Options {
+        Options(prompt: parsed.isSet(prompt), porcelain: parsed.isSet(porcelain), short: parsed.isSet(short), all: parsed.isSet(all))
+    }
+
+    static func runsOnline(_ options: Options) -> Bool { false }
+
+    static func format(_ options: Options, _ context: CommandContext) -> Format {
+        if options.prompt { return .prompt }
         if context.globalOptions.json { return .json }
-        if parsed.isSet(StatusSyntax.porcelain) { return .porcelain }
-        if parsed.isSet(StatusSyntax.short) { return .short }
+        if options.porcelain { return .porcelain }
+        if options.short { return .short }
         return .long
     }
 
     /// Every account with `--all`, else the one in effect; nil when no
     /// account was asked for and none is signed in.
-    static func selectedAccounts(_ parsed: ParsedCommand, _ index: AccountIndex, _ context: CommandContext) throws -> [Account]? {
-        if parsed.isSet(StatusSyntax.all) { return index.accounts }
+    static func selectedAccounts(all: Bool, _ index: AccountIndex, _ context: CommandContext) throws -> [Account]? {
+        if all { return index.accounts }
         let selector = context.accountSelector
         if selector == nil && index.accounts.isEmpty { return nil }
         return [try AccountSelection.resolve(selector, in: index)]
     }
 
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+    static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
         // The prompt's segment reads the prompt file, not the store.
-        if parsed.isSet(StatusSyntax.prompt) { return try StatusPrompt.run(parsed, context) }
-        let format = format(parsed, context)
+        if options.prompt { return try StatusPrompt.run(all: options.all, context) }
+        let format = format(options, context)
         let directories = try context.directories
         let paths = AccountPaths(directories: directories)
         let index = try AccountIndex.load(from: directories.config)
-        guard let accounts = try selectedAccounts(parsed, index, context) else { return notSignedIn(format, context) }
+        guard let accounts = try selectedAccounts(all: options.all, index, context) else { return notSignedIn(format, context) }
         for account in accounts {
             AccountWorkspace(context, paths: paths, index: index, account: account).writePromptFileIfMissing()
         }

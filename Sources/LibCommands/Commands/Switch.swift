@@ -9,11 +9,41 @@ import Glibc
 #endif
 
 /// `lib switch [ACCOUNT]`: sets the current account, or lists them.
-enum Switch {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
+enum Switch: Verb {
+    static let name = "switch"
+
+    static let account = ArgumentSpec("ACCOUNT", .account, .optional, "The account to make current")
+
+    static let command = CommandSpec(
+        name: name,
+        summary: "Choose the current account, or list accounts",
+        discussion: """
+            With ACCOUNT, makes it the current account: the one commands act on \
+            when neither -A nor LIB_ACCOUNT names another. ACCOUNT is \
+            user@host[:port] or any unambiguous prefix of it, such as alice.
+
+            Without ACCOUNT, lists the signed-in accounts and marks the current one.
+            """,
+        arguments: [account],
+        examples: [
+            .init("lib switch", "List accounts; the current one is marked."),
+            .init("lib switch bob@library.example.org", "Act as bob from now on."),
+        ],
+        exitStatuses: [.init(.success), .init(.failure, "No such account, or more than one matches."), .init(.usage)])
+
+    struct Options {
+        /// nil: list the accounts.
+        var account: String?
+    }
+
+    static func options(_ parsed: ParsedCommand) throws -> Options { Options(account: parsed.argument(account)) }
+
+    static func runsOnline(_ options: Options) -> Bool { false }
+
+    static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
         let directories = try context.directories
         var index = try AccountIndex.load(from: directories.config)
-        guard let selector = parsed.argument(SwitchSyntax.account) else {
+        guard let selector = options.account else {
             return try list(index, paths: AccountPaths(directories: directories), context)
         }
         let account = try AccountSelection.resolve(selector, in: index)

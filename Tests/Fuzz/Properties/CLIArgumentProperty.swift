@@ -13,7 +13,7 @@ import LibClient
 ///
 /// Input: arguments separated by NUL bytes.
 enum CLIArgumentProperty: FuzzProperty {
-    static let parser = CommandLineParser()
+    static let parser = CommandLineParser(registry: .lib)
 
     static func check(_ input: [UInt8]) -> String? {
         let arguments = input.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
