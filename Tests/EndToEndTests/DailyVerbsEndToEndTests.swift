@@ -150,6 +150,12 @@ import TestSupport
         let bash = try CommandRunner.run("/bin/bash", ["--norc", "--noprofile", "-c",
             ". \(snippets)/lib-prompt.bash; __lib_prompt_update; echo \"$LIB_PROMPT\""], environment: environment)
         #expect(bash.stdout == "alice ↑2 · bob ↑1\n", "\(bash)")
+        let zsh = try CommandRunner.run("/usr/bin/zsh", ["-f", "-c",
+            "source \(snippets)/lib-prompt.zsh; __lib_prompt_update; print -r -- \"$LIB_PROMPT\""], environment: environment)
+        #expect(zsh.stdout == "alice ↑2 · bob ↑1\n", "\(zsh)")
+        let fish = try CommandRunner.run("/usr/bin/fish", ["-N", "-c", "source \(snippets)/lib-prompt.fish; lib_prompt; echo"],
+                                         environment: environment)
+        #expect(fish.stdout == "alice ↑2 · bob ↑1\n", "\(fish)")
     }
 
     @Test func statusShortAndRestoreWork() throws {

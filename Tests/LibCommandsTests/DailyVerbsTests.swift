@@ -3,6 +3,7 @@ import LibJSON
 import LibNet
 import LibSync
 import Testing
+@testable import LibCommands
 
 // `lib log`, `lib revert`, `lib new`, `lib push --dry-run` and `lib restore`
 // (issue 26): argv to exit code and words, what the stub server received,
@@ -168,4 +169,12 @@ private func machineWithAPushedTitle() throws -> Machine {
     #expect(run.stdout == "Discarded 1 write of books/b-7 for \(machine.account()); 0 writes left.\n")
     #expect(try machine.outbox().isEmpty)
     #expect(machine.lib("restore").exitCode == .usage)
+}
+
+@Test func thePromptLineNamesOtherAccountsWithWritesWaitingCompactly() {
+    #expect(PromptSegment.combined("alice ↑2", others: [], unicode: true) == "alice ↑2")
+    #expect(PromptSegment.combined("alice ↑2", others: ["bob ↑1"], unicode: true) == "alice ↑2 · bob ↑1")
+    #expect(PromptSegment.combined("", others: ["bob ↑1"], unicode: true) == "· bob ↑1", "no other account reads as the current one")
+    #expect(PromptSegment.combined("alice +2", others: ["bob +1", "carol =1", "dan +4", "eve +1"], unicode: false)
+            == "alice +2 | bob +1 | carol =1 | 2 more", "at most two others: the line stays short")
 }
