@@ -81,9 +81,10 @@ stress: build
 startup-order: release
 	scripts/startup-order.sh $(CURDIR)/$(RELEASE_BIN)
 
-# Regenerates completions/ and man/ from the registry in the built binary.
+# Regenerates completions/ and man/ from the registries in the built
+# binaries: lib's commands (lib.1, completions), lib-server's flags (lib-server.1).
 generate: build
-	scripts/generate-docs.sh $(DEBUG_BIN)/lib
+	scripts/generate-docs.sh $(DEBUG_BIN)/lib $(DEBUG_BIN)/lib-server
 
 # install-files copies what INSTALL_BIN holds (the release build by default;
 # a test installs the debug build the same way).

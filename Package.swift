@@ -94,7 +94,7 @@ let package = Package(
 
         // The reference server.
         .target(name: "LibHTTPServer", dependencies: ["LibBase", "LibHTTP", "LibJSON"]),
-        .target(name: "LibServer", dependencies: ["LibJSON", "LibBookSchema", "LibStore", "LibHTTPServer", "LibAccounts", "CSodium", "CPostgres"]),
+        .target(name: "LibServer", dependencies: ["LibBase", "LibJSON", "LibBookSchema", "LibStore", "LibHTTPServer", "LibAccounts", "CSodium", "CPostgres"]),
         .executableTarget(name: "lib-server", dependencies: ["LibServer"]),
 
         // The client.
@@ -131,7 +131,7 @@ let package = Package(
         .testTarget(name: "LibStoreTests", dependencies: ["LibStore", "TestSupport"]),
         .testTarget(name: "LibHTTPTests", dependencies: ["LibHTTP"]),
         .testTarget(name: "LibHTTPServerTests", dependencies: ["LibHTTPServer", "TestSupport"]),
-        .testTarget(name: "LibServerTests", dependencies: ["LibServer", "LibJSON", "TestSupport"]),
+        .testTarget(name: "LibServerTests", dependencies: ["LibServer", "LibJSON", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "LibCLITests", dependencies: ["LibBase", "LibCLI", "LibCommands", "LibJSON", "TestSupport"]),
         .testTarget(name: "LibNetTests", dependencies: ["LibBase", "LibNet", "TestSupport"]),
         .testTarget(name: "LibKeyringTests", dependencies: ["LibKeyring", "TestSupport"]),

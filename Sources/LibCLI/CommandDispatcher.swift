@@ -86,7 +86,8 @@ public struct CommandDispatcher: Sendable {
         if !(reporting.quiet && report.exitCode == .temporaryFailure) {
             var errorContext = context
             errorContext.globalOptions = reporting
-            context.standardError.write(report.rendered(reporting, painter: errorContext.errorPainter))
+            let width = context.standardError.isTerminal ? context.standardError.columns : nil
+            context.standardError.write(report.rendered(reporting, painter: errorContext.errorPainter, width: width))
         }
         return report.exitCode
     }
@@ -106,6 +107,15 @@ public struct CommandDispatcher: Sendable {
         }
         output.flush()
         errors.flush()
-        exit(status.rawValue)
+        exit(Self.statusAfterWriting(status, output: output, errors: errors).rawValue)
+    }
+
+    /// Output that did not reach standard output (a full disk, a closed
+    /// descriptor) fails the command, as git's does; a reader that went away
+    /// (`| head -1`, EPIPE) ends it quietly.
+    static func statusAfterWriting(_ status: ExitCode, output: OutputChannel, errors: OutputChannel) -> ExitCode {
+        guard let error = output.writeError, error != EPIPE else { return status }
+        errors.write("lib: couldn't write to standard output: \(String(cString: strerror(error)))\n")
+        return status == .success ? .failure : status
     }
 }

@@ -45,17 +45,23 @@ public struct ErrorReport: Equatable, Sendable {
     /// What to print on standard error, ending with a newline, or "" for none.
     public var text: String { text(painter: TextPainter(isEnabled: false)) }
 
-    /// The text with the `lib:` prefix painted (red on a terminal).
-    public func text(painter: TextPainter) -> String {
+    /// The text with the `lib:` prefix painted (red on a terminal); with a
+    /// width (a terminal's), each line longer than it is wrapped between
+    /// words, the rest indented by two, so that the terminal never breaks a
+    /// hint inside a word.
+    public func text(painter: TextPainter, width: Int? = nil) -> String {
         if message.isEmpty { return "" }
-        let prefix = painter.paint("\(ProgramInfo.name):", .red)
+        let name = "\(ProgramInfo.name):"
+        var text: String
         if isUsage {
-            let report = UsageError(message, command: usageCommand).report
-            return prefix + report.dropFirst(ProgramInfo.name.count + 1)
+            text = UsageError(message, command: usageCommand).report
+        } else {
+            // Messages quote servers' problem details: shown escaped (TerminalText).
+            let shown = TerminalText.escaped(message, keepingLayout: true)
+            text = "\(name) \(shown)\(shown.hasSuffix("\n") ? "" : "\n")"
         }
-        // Messages quote servers' problem details: shown escaped (TerminalText).
-        let shown = TerminalText.escaped(message, keepingLayout: true)
-        return "\(prefix) \(shown)\(shown.hasSuffix("\n") ? "" : "\n")"
+        if let width { text = TextWrapping.breakLongLines(text, width: width) }
+        return painter.paint(name, .red) + text.dropFirst(name.count)
     }
 
     /// The JSON document for standard error under `--json`, or "" for none.
@@ -69,8 +75,8 @@ public struct ErrorReport: Equatable, Sendable {
     }
 
     /// The text or JSON form, as the global options ask.
-    public func rendered(_ options: GlobalOptions, painter: TextPainter = TextPainter(isEnabled: false)) -> String {
-        options.json ? json : text(painter: painter)
+    public func rendered(_ options: GlobalOptions, painter: TextPainter = TextPainter(isEnabled: false), width: Int? = nil) -> String {
+        options.json ? json : text(painter: painter, width: width)
     }
 }
 

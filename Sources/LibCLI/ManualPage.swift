@@ -20,7 +20,7 @@ public struct ManualPage: Sendable {
         lines.append(".SH SYNOPSIS")
         let synopses = [Roff.synopsis.programParts(registry)]
             + registry.visibleCommands.map { Roff.synopsis.commandParts($0) }
-        lines.append(synopses.map { sourceLines($0).joined(separator: "\n") }.joined(separator: "\n.br\n"))
+        lines.append(synopses.map { Roff.sourceLines($0).joined(separator: "\n") }.joined(separator: "\n.br\n"))
 
         lines.append(".SH DESCRIPTION")
         lines.append(contentsOf: paragraphs(ManualSections.description).dropFirst())
@@ -33,7 +33,7 @@ public struct ManualPage: Sendable {
         lines.append(".SH COMMANDS")
         for command in registry.visibleCommands {
             lines.append(".SS \(command.name)")
-            lines.append(contentsOf: sourceLines(Roff.synopsis.commandParts(command)))
+            lines.append(contentsOf: Roff.sourceLines(Roff.synopsis.commandParts(command)))
             lines.append(".PP")
             lines.append(contentsOf: Roff.lines(command.summary + "."))
             lines.append(contentsOf: paragraphs(command.discussion))
@@ -91,23 +91,6 @@ public struct ManualPage: Sendable {
         return names + (option.value.map { " " + Roff.italic($0.placeholder) } ?? "")
     }
 
-    /// An escaped synopsis on source lines of at most 80 bytes (roff fills
-    /// them into one paragraph anyway); a line that would begin with `.`
-    /// (as in `...`) starts with `\&`.
-    private func sourceLines(_ parts: [String]) -> [String] {
-        var lines: [String] = []
-        var line = ""
-        for part in parts.joined(separator: " ").split(separator: " ") {
-            if !line.isEmpty, line.utf8.count + 1 + part.utf8.count > 80 {
-                lines.append(line)
-                line = ""
-            }
-            line += line.isEmpty ? part : " " + part
-        }
-        if !line.isEmpty { lines.append(line) }
-        return lines.map { $0.hasPrefix(".") || $0.hasPrefix("'") ? "\\&" + $0 : $0 }
-    }
-
     /// A `.TP` entry: the tag line, then the text.
     private func tagged(_ tag: String, _ text: String) -> [String] {
         [".TP", tag] + Roff.lines(TextWrapping.paragraphs(text).joined(separator: " "))
@@ -116,5 +99,12 @@ public struct ManualPage: Sendable {
     /// Paragraphs, each after a `.PP`.
     private func paragraphs(_ text: String) -> [String] {
         TextWrapping.paragraphs(text).flatMap { [".PP"] + Roff.lines($0) }
+    }
+}
+
+extension Roff {
+    /// A synopsis writer that makes literal words bold and placeholders italic.
+    static var synopsis: Synopsis {
+        Synopsis(literal: bold, placeholder: italic)
     }
 }

@@ -30,6 +30,17 @@ public struct OutputChannel: Sendable {
         sink.flush()
     }
 
+    /// `text` (unpainted) as it should be written here: on a terminal, each
+    /// line too long for it wrapped between words (`TextWrapping.breakLongLines`).
+    public func fitted(_ text: String) -> String {
+        guard isTerminal, let columns else { return text }
+        return TextWrapping.breakLongLines(text, width: columns)
+    }
+
+    /// The first error a write to the stream met (an errno: ENOSPC, EBADF,
+    /// EIO, EPIPE), nil while every write has gone through.
+    public var writeError: Int32? { sink.writeError }
+
     /// The process's standard output, buffered.
     public static func standardOutput() -> OutputChannel {
         let terminal = isatty(STDOUT_FILENO) == 1
@@ -61,6 +72,11 @@ public struct OutputChannel: Sendable {
 public protocol TextSink: Sendable {
     func write(_ text: String)
     func flush()
+    var writeError: Int32? { get }
+}
+
+extension TextSink {
+    public var writeError: Int32? { nil }
 }
 
 /// Collects written text in memory, for tests.
@@ -86,7 +102,10 @@ final class FileDescriptorSink: TextSink {
     /// A String rather than bytes: its storage is no generic type for the
     /// runtime to build at start-up.
     private let pending = Mutex("")
+    private let firstError = Mutex<Int32?>(nil)
     private static let bufferLimit = 64 * 1024
+
+    var writeError: Int32? { firstError.withLock { $0 } }
 
     init(_ descriptor: Int32, buffered: Bool) {
         self.descriptor = descriptor
@@ -104,8 +123,8 @@ final class FileDescriptorSink: TextSink {
         pending.withLock { drain(&$0) }
     }
 
-    /// Writes all of `bytes`, retrying short writes and EINTR; gives up on
-    /// other errors (a closed pipe), as there is nowhere left to report them.
+    /// Writes all of `bytes`, retrying short writes and EINTR; on another
+    /// error drops them and keeps the first error for the end of the run.
     private func drain(_ bytes: inout String) {
         var offset = 0
         bytes.withUTF8 { raw in
@@ -117,6 +136,8 @@ final class FileDescriptorSink: TextSink {
                 } else if written < 0 && errno == EINTR {
                     continue
                 } else {
+                    let error = written < 0 ? errno : EIO
+                    firstError.withLock { if $0 == nil { $0 = error } }
                     return
                 }
             }

@@ -50,6 +50,17 @@ enum TextWrapping {
         return lines.joined(separator: "\n")
     }
 
+    /// Each line of `text` at least `width` wide wrapped between words, the
+    /// rest of it indented by two: a message on a terminal, which would
+    /// otherwise break it anywhere, a hint inside a word. Narrow widths
+    /// (under 20) leave the text as it is.
+    static func breakLongLines(_ text: String, width: Int) -> String {
+        guard width >= 20 else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.count < width ? String(line) : fill(String(line), width: width - 1, indent: 2, firstIndent: 0)
+        }.joined(separator: "\n")
+    }
+
     /// Rows of a two-column table (label, text): labels in the left column,
     /// texts wrapped in the right one, which starts at `column` unless a label
     /// is too long, in which case its text starts on the next line.

@@ -37,8 +37,6 @@ struct AccountPush {
         /// Each write sent, in order, and the outbox's counts afterwards (for `--json`).
         var writes: [PushWriteResult] = []
         var counts: (pending: Int, conflicts: Int, rejected: Int)? = nil
-        /// Whether the summary only says that all went well.
-        var isQuietSuccess: Bool { exitCode == .success && problem == nil }
         /// For `push --watch`: how many writes the server answered (sent,
         /// conflicts, rejections), and why the push stopped short.
         var answered = 0
@@ -106,10 +104,7 @@ struct AccountPush {
             }
         }
 
-        progress.show("Waiting for another push of \(name) to finish", secondsLeft: secondsLeft)
-        let lock = try PushLock.acquire(path: workspace.paths.pushLockPath(name),
-                                        timeout: deadline.map { max(0, $0 - MonotonicClock.now()) } ?? lockWait)
-        progress.clear()
+        let lock = try acquireLock(progress)
         guard let lock else {
             let pending = try store.outbox.counts().pending
             return Result(summary: nil, problem: "Another push of \(name) is still running; \(Self.saved(pending))",
@@ -245,11 +240,11 @@ struct AccountPush {
             parts.append(tally.conflicts.isEmpty && tally.rejected.isEmpty
                 ? "Nothing to push for \(name)." : "Nothing pushed to \(host) as \(name).")
         }
-        var attention = Self.attention(tally.conflicts, "conflict", "conflicts")
-        attention += Self.attention(tally.rejected, "rejected write", "rejected writes")
+        var attention = Self.attention(tally.conflicts, "conflict", "conflicts", lib: workspace.lib)
+        attention += Self.attention(tally.rejected, "rejected write", "rejected writes", lib: workspace.lib)
         let earlier = (counts.conflicts - tally.conflicts.count) + (counts.rejected - tally.rejected.count)
         if earlier > 0 && tally.conflicts.isEmpty && tally.rejected.isEmpty {
-            attention.append("\(Wording.count(earlier, "write").capitalizedFirst) of \(name) still \(earlier == 1 ? "waits" : "wait") for you: run `lib resolve`.")
+            attention.append("\(Wording.count(earlier, "write").capitalizedFirst) of \(name) still \(earlier == 1 ? "waits" : "wait") for you: run `\(workspace.lib) resolve`.")
         }
         var code = exitCode
         if code == .success && counts.conflicts + counts.rejected > 0 { code = .attention }
@@ -260,11 +255,11 @@ struct AccountPush {
     }
 
     /// "1 conflict: books/b-7 — run `lib resolve books/b-7`."
-    private static func attention(_ paths: [String], _ singular: String, _ plural: String) -> [String] {
+    private static func attention(_ paths: [String], _ singular: String, _ plural: String, lib: String) -> [String] {
         guard !paths.isEmpty else { return [] }
         let unique = paths.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         let noun = paths.count == 1 ? singular : plural
-        let command = unique.count == 1 ? "lib resolve \(unique[0])" : "lib resolve"
+        let command = unique.count == 1 ? "\(lib) resolve \(unique[0])" : "\(lib) resolve"
         return ["\(paths.count) \(noun): \(unique.joined(separator: ", ")) — run `\(command)`."]
     }
 
@@ -273,6 +268,21 @@ struct AccountPush {
     }
 
     private var secondsLeft: Double? { deadline.map { $0 - MonotonicClock.now() } }
+
+    /// How long another push may hold the lock before this one says it waits.
+    static let quietLockWait = 0.5
+
+    /// The account's push lock, within this push's time; the waiting line
+    /// shows only once another push has held the lock for `quietLockWait`.
+    private func acquireLock(_ progress: WaitProgress) throws -> PushLock? {
+        let path = workspace.paths.pushLockPath(workspace.name)
+        let total = secondsLeft.map { max(0, $0) } ?? lockWait
+        if let lock = try PushLock.acquire(path: path, timeout: min(total, Self.quietLockWait)) { return lock }
+        guard total > Self.quietLockWait else { return nil }
+        progress.show("Waiting for another push of \(workspace.name) to finish", secondsLeft: secondsLeft)
+        defer { progress.clear() }
+        return try PushLock.acquire(path: path, timeout: secondsLeft.map { max(0, $0) } ?? total - Self.quietLockWait)
+    }
 
     private static func sleep(_ seconds: Double) {
         guard seconds > 0 else { return }

@@ -87,6 +87,22 @@ struct AccountWorkspace {
 extension CommandContext {
     /// The account asked for: `-A`, else a non-empty `LIB_ACCOUNT`; nil means the current one.
     var accountSelector: String? {
-        globalOptions.account ?? environment["LIB_ACCOUNT"].flatMap { $0.isEmpty ? nil : $0 }
+        globalOptions.account ?? shellAccountSelector
+    }
+
+    /// The account a plain `lib` typed in this shell acts on: a non-empty
+    /// `LIB_ACCOUNT`, else (nil) the current one.
+    var shellAccountSelector: String? {
+        environment["LIB_ACCOUNT"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+}
+
+extension AccountWorkspace {
+    /// How a hint starts: `lib`, or `lib -A NAME` when a plain `lib` typed
+    /// in this shell would act on another account, so that a hint pasted as
+    /// printed acts on this one.
+    var lib: String {
+        let plain = try? AccountSelection.resolve(context.shellAccountSelector, in: index)
+        return plain?.isSameIdentity(as: account) == true ? "lib" : "lib -A \(name)"
     }
 }

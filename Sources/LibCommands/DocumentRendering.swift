@@ -13,14 +13,25 @@ enum DocumentRendering {
 
     /// The document (pretty-printed, one line per member) as it will be once
     /// pushed, with `_pending` when writes are unsent.
-    static func json(_ view: DocumentView) -> String {
-        jsonValue(view).prettyPrinted() + "\n"
+    static func json(_ view: DocumentView, cached: JSONValue? = nil) -> String {
+        var value = jsonValue(view)
+        if let cached, var object = value.objectValue {
+            object[cachedMember] = cached
+            value = .object(object)
+        }
+        return value.prettyPrinted() + "\n"
     }
 
     /// `{"items": [...]}`: the members in the server's order, each as `json(_:)`.
-    static func json(collection views: [DocumentView]) -> String {
-        JSONValue.object(JSONObject([("items", .array(views.map(jsonValue)))])).prettyPrinted() + "\n"
+    static func json(collection views: [DocumentView], cached: JSONValue? = nil) -> String {
+        var object = JSONObject([("items", .array(views.map(jsonValue)))])
+        object[cachedMember] = cached
+        return JSONValue.object(object).prettyPrinted() + "\n"
     }
+
+    /// A copy shown from the cache rather than fresh from the server:
+    /// `"_cached": {"age_seconds": N or null, "reason": TOKEN, "message": "…"}`.
+    static let cachedMember = "_cached"
 
     private static func jsonValue(_ view: DocumentView) -> JSONValue {
         guard let pending = view.pending else { return view.document ?? .null }

@@ -28,7 +28,9 @@ enum PushDryRun {
             throw CommandFailure("Not signed in: run `lib login SERVER_URL`.", exitCode: .authentication)
         }
         var plans: [(account: String, plan: PushPlan)] = []
+        var hints: [String: String] = [:]
         for account in accounts {
+            hints[account.name] = AccountWorkspace(context, paths: paths, index: index, account: account).lib
             let storePath = paths.storePath(account.name)
             let items = access(storePath, F_OK) == 0 ? try AccountStore(readingFrom: storePath).outbox.all() : []
             plans.append((account.name, PushPlan(items: items)))
@@ -45,13 +47,13 @@ enum PushDryRun {
             var number = 0
             for step in plan.steps {
                 text += "  "
-                text += TerminalText.escaped(line(step, number: &number))
+                text += TerminalText.escaped(line(step, number: &number, lib: hints[account] ?? "lib"))
                 text += "\n"
             }
             let waiting = plan.steps.count - plan.sendCount
             if !plan.steps.isEmpty {
                 text += "\(Wording.writes(plan.sendCount).capitalizedFirst) would be sent"
-                text += waiting > 0 ? "; \(waiting) would wait for `lib resolve`.\n" : ".\n"
+                text += waiting > 0 ? "; \(waiting) would wait for `\(hints[account] ?? "lib") resolve`.\n" : ".\n"
             }
         }
         context.standardOutput.write(text)
@@ -59,7 +61,7 @@ enum PushDryRun {
     }
 
     /// `1. PUT books/b-9 change title="New" (If-Match "2-ab")`, or a waiting write.
-    static func line(_ step: PushPlan.Step, number: inout Int) -> String {
+    static func line(_ step: PushPlan.Step, number: inout Int, lib: String = "lib") -> String {
         let item = step.item
         let what = "\(item.method.rawValue) \(item.path) \(item.kind.rawValue) \(PushedLogView.fieldsText(item.intent))"
         switch step {
@@ -69,9 +71,9 @@ enum PushDryRun {
             if item.mayBeOnServer { text += ", again with the same key: it was sent and no answer came" }
             return text
         case .needsResolving:
-            return "-  \(what): \(item.status == .conflict ? "a conflict" : "rejected"), waits for `lib resolve \(item.path)`"
+            return "-  \(what): \(item.status == .conflict ? "a conflict" : "rejected"), waits for `\(lib) resolve \(item.path)`"
         case .waitsBehind:
-            return "-  \(what): waits behind the conflict of \(item.path) (`lib resolve \(item.path)`)"
+            return "-  \(what): waits behind the conflict of \(item.path) (`\(lib) resolve \(item.path)`)"
         }
     }
 

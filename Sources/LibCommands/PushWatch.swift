@@ -294,10 +294,12 @@ final class WatchedAccount {
     }
 
     /// Says a problem unless it is the one said last.
+    /// Says a problem once, until another one replaces it, naming the
+    /// account (the watcher may push several).
     func report(_ problem: String?, say: (String) -> Void) {
         guard let problem, problem != lastProblem else { return }
         lastProblem = problem
-        say(problem)
+        say(problem.contains(name) ? problem : "\(name): \(problem)")
     }
 
     /// The delay before the next try while the server stays unreachable:

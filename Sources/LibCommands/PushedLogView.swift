@@ -47,7 +47,7 @@ enum PushedLogView {
         return text.count <= 60 ? text : String(text.prefix(57)) + "..."
     }
 
-    /// One entry: `pushed_at` (unix seconds), `path`, `kind`, `changes`
+    /// One entry: `pushed_at` (unix seconds, an integer), `path`, `kind`, `changes`
     /// (`[{field, old, new}]`, a side where the field is absent left out),
     /// `etag` (the version it made; null after a delete).
     static func json(_ entry: PushedWrite) -> JSONValue {
@@ -62,7 +62,7 @@ enum PushedLogView {
             changes = fields.fields.map { change($0.name, old: base?[$0.name], new: $0.value) }
         }
         return .object(JSONObject([
-            ("pushed_at", .double(entry.pushedAt)), ("path", .string(entry.path)), ("kind", .string(entry.kind.rawValue)),
+            ("pushed_at", .integer(Int64(entry.pushedAt))), ("path", .string(entry.path)), ("kind", .string(entry.kind.rawValue)),
             ("changes", .array(changes)), ("etag", entry.etag.map { .string($0) } ?? .null),
         ]))
     }

@@ -12,10 +12,14 @@ struct Resolution {
     /// `--yes`: `--whole` may revert without asking.
     let confirmed: Bool
 
+    /// What the choice said, for `--json` (which prints one document instead).
+    let said = SaidLines()
+
     var context: CommandContext { workspace.context }
     var key: String { write.key }
 
     func say(_ line: String) {
+        if context.globalOptions.json { said.lines.append(line); return }
         guard !context.globalOptions.quiet else { return }
         context.standardOutput.write(line + "\n")
         context.standardOutput.flush()
@@ -24,13 +28,17 @@ struct Resolution {
     // MARK: Showing
 
     func show() throws -> ExitCode {
+        if context.globalOptions.json {
+            context.standardOutput.write(try viewJSON().serialized() + "\n")
+            return .attention
+        }
         guard write.isConflict else {
             var text = "\(key) was rejected by the server for \(workspace.name): \(TerminalText.escaped(write.item.problem ?? "no reason given")).\n"
             text += "Your write: " + Self.describe(write.item.intent) + "\n"
             if !write.later.isEmpty {
                 text += "\(Wording.writes(write.later.count).capitalizedFirst) of \(key) made on top of it also \(write.later.count == 1 ? "waits" : "wait").\n"
             }
-            text += "Run `lib resolve \(key) --edit` to fix it, or `lib resolve \(key) --discard` to drop it.\n"
+            text += "Run `\(workspace.lib) resolve \(key) --edit` to fix it, or `\(workspace.lib) resolve \(key) --discard` to drop it.\n"
             context.standardOutput.write(text)
             return .attention
         }
@@ -43,7 +51,7 @@ struct Resolution {
         case .clash(let why):
             text += why + ".\n"
         case .document, .theirs, .delete:
-            text += "No field clashes: run `lib resolve \(key) --merge`, or choose with --mine, --theirs or --edit.\n"
+            text += "No field clashes: run `\(workspace.lib) resolve \(key) --merge`, or choose with --mine, --theirs or --edit.\n"
         }
         text += "\n" + ResolveChoices(key: key, sides: sides, later: write.later.count).text
         context.standardOutput.write(text)
@@ -116,7 +124,7 @@ struct Resolution {
             let left: String
             switch try settle(on: theirs) {
             case .nothingToSendNextInConflict:
-                left = "your write made on top of it sets a field the server changed too: it now waits for you (`lib resolve \(key)`)"
+                left = "your write made on top of it sets a field the server changed too: it now waits for you (`\(workspace.lib) resolve \(key)`)"
             case _ where !write.later.isEmpty:
                 left = "your \(Wording.writes(write.later.count)) made on top of it will be sent at the next push, over the server's version"
             default:
@@ -236,7 +244,7 @@ struct Resolution {
                 say("Resolved \(key) for \(workspace.name) (merged): the server already has your changes; nothing to send.")
                 return .success
             case .nothingToSendNextInConflict:
-                say("Resolved \(key) for \(workspace.name) (merged): the server already has your changes; your write made on top of it sets a field the server changed too and now waits for you (`lib resolve \(key)`).")
+                say("Resolved \(key) for \(workspace.name) (merged): the server already has your changes; your write made on top of it sets a field the server changed too and now waits for you (`\(workspace.lib) resolve \(key)`).")
                 return .success
             case .requeued:
                 break

@@ -1,5 +1,6 @@
 import LibAccounts
 import LibCLI
+import LibJSON
 import LibBase
 
 /// `lib status --prompt`: the prompt segment of the account in effect
@@ -16,7 +17,10 @@ enum StatusPrompt {
         let directories = try context.directories
         let paths = AccountPaths(directories: directories)
         let index = try AccountIndex.load(from: directories.config)
-        guard let accounts = try Status.selectedAccounts(all: all, index, context) else { return .success }
+        guard let accounts = try Status.selectedAccounts(all: all, index, context) else {
+            if context.globalOptions.json { context.standardOutput.write("{\"prompt\":\"\"}\n") }
+            return .success
+        }
         let unicode = PromptSegment.localeIsUTF8(context.environment)
         func segment(_ account: Account) -> String {
             let workspace = AccountWorkspace(context, paths: paths, index: index, account: account)
@@ -33,7 +37,12 @@ enum StatusPrompt {
             line = PromptSegment.combined(segment(accounts[0]), others: others.map(segment).filter { !$0.isEmpty },
                                           unicode: unicode)
         }
-        if !line.isEmpty { context.standardOutput.write(line + "\n") }
+        if context.globalOptions.json {
+            let document = JSONObject([("prompt", .string(line))])
+            context.standardOutput.write(JSONValue.object(document).serialized() + "\n")
+        } else if !line.isEmpty {
+            context.standardOutput.write(line + "\n")
+        }
         return .success
     }
 }

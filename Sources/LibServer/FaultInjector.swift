@@ -1,4 +1,5 @@
 import LibHTTPServer
+import Synchronization
 
 /// The faults in force, and what each has already done (how many times it
 /// fired, which idempotency keys it has seen). Off unless rules are given.
@@ -14,9 +15,9 @@ final class FaultInjector: Sendable {
     /// same key meets it in flight).
     enum Moment { case start(isWrite: Bool), beforeWrite, afterCommit, answer }
 
-    private let armed: Locked<[Armed]>
+    private let armed: Mutex<[Armed]>
 
-    init(_ rules: [FaultRule]) { armed = Locked(rules.map { Armed(rule: $0) }) }
+    init(_ rules: [FaultRule]) { armed = Mutex(rules.map { Armed(rule: $0) }) }
 
     func replace(with rules: [FaultRule]) { armed.withLock { $0 = rules.map { Armed(rule: $0) } } }
 

@@ -8,7 +8,8 @@ import LibStore
 public final class LibraryService: Sendable {
     let store: ServerStore
     let faults: FaultInjector
-    let allowsFaultControl: Bool
+    /// Protocol v1's routes, and the fault controls when allowed.
+    let routes: RouteTable
     /// The rules books are checked with, served at GET /v1/schemas/book.
     let bookSchema: BookSchema
     /// argon2id takes ~64 MB and tens of milliseconds per hash: a few at a time.
@@ -31,7 +32,7 @@ public final class LibraryService: Sendable {
         self.bookSchema = bookSchema
         self.store = store
         self.faults = FaultInjector(faults)
-        self.allowsFaultControl = allowsFaultControl
+        routes = RouteTable(routes: Self.protocolRoutes + (allowsFaultControl ? Self.faultControlRoutes : []))
         self.log = log ?? { _ in }
         failureLog = log ?? { line in FileHandle.standardError.write(Data("lib-server: \(line)\n".utf8)) }
         logsRequests = log != nil
@@ -48,11 +49,11 @@ public final class LibraryService: Sendable {
     }
 
     private func route(_ request: HTTPRequest) -> HTTPReply {
-        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        if segments.count >= 2, segments[1] == "_test" {
-            return allowsFaultControl ? faultControl(request) : .respond(Problem.notFound("No such route: \(request.path)").response)
-        }
-        let isWrite = (request.method == "PUT" || request.method == "DELETE") && segments.count == 4 && segments[2] == "books"
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false)
+        let match = routes.match(request)
+        // The fault controls never meet the faults they control.
+        if segments.count >= 2, segments[1] == "_test" { return answer(match, to: request) }
+        let isWrite = if case .route(let route, _) = match { route.isWrite } else { false }
         if let fault = faults.fire(.start(isWrite: isWrite), for: request) {
             switch fault.action {
             case .status(let code):
@@ -63,7 +64,7 @@ public final class LibraryService: Sendable {
             default: break
             }
         }
-        let reply = Self.withCachingRules(dispatch(request, segments: segments), for: request, segments: segments)
+        let reply = Self.withCachingRules(answer(match, to: request), for: request, segments: segments)
         if case .respond(let response) = reply, faults.fire(.answer, for: request)?.action == .truncate {
             // The head and half of the body: the answer is cut mid-way.
             return .truncate(response, afterBytes: response.serializedHeadLength + response.body.count / 2)
@@ -71,34 +72,26 @@ public final class LibraryService: Sendable {
         return reply
     }
 
-    private func dispatch(_ request: HTTPRequest, segments: [String]) -> HTTPReply {
-        // segments[0] is the empty string before the first "/".
-        let route = Array(segments.dropFirst())
-        let method = request.method
-        let bookID = route.count >= 3 && route[0] == "v1" && route[1] == "books" ? route[2] : nil
+    /// The route's answer, or the route table's 404 or 405; a problem thrown
+    /// on the way is the answer, any other failure a 5xx (`FailureAnswer`).
+    private func answer(_ match: RouteTable.Match, to request: HTTPRequest) -> HTTPReply {
         do {
-            if route == ["v1", "sessions"], method == "POST" { return .respond(try login(request)) }
-            if route == ["v1", "sessions", "current"], method == "DELETE" {
-                return .respond(try withUser(request) { try logout(request, $0) })
+            switch match {
+            case .noRoute: return .respond(Problem.noSuchRoute(request).response)
+            case .wrongMethod(let allowed): return .respond(Problem.methodNotAllowed(request, allowed: allowed).response)
+            case .route(let route, let call):
+                switch route.answer {
+                case .anyone(let answer): return .respond(try answer(self, call))
+                case .signedIn(let answer): return .respond(try withUser(request) { try answer(self, call, $0) })
+                case .write(let answer):
+                    return Self.echoingIdempotencyKey(of: request, try {
+                        guard let user = try authenticate(request) else { return .respond(try unauthorized(request).response) }
+                        do { return try answer(self, call, user) } catch let problem as ProblemError {
+                            return .respond(problem.problem.response)
+                        }
+                    }())
+                }
             }
-            if route == ["v1", "me"], method == "GET" { return .respond(try withUser(request) { .json(200, $0.json) }) }
-            if route == ["v1", "schemas", "book"], method == "GET" { return .respond(try withUser(request) { _ in try bookSchemaAnswer(request) }) }
-            if route == ["v1", "books"], method == "GET" { return .respond(try withUser(request) { _ in try listBooks(request) }) }
-            if let id = bookID, route.count == 3, method == "GET" {
-                return .respond(try withUser(request) { _ in try getBook(request, id: id) })
-            }
-            if let id = bookID, route.count == 4, route[3] == "history", method == "GET" {
-                return .respond(try withUser(request) { _ in try history(id: id) })
-            }
-            if let id = bookID, route.count == 3, method == "PUT" || method == "DELETE" {
-                return Self.echoingIdempotencyKey(of: request, try {
-                    guard let user = try authenticate(request) else { return .respond(try unauthorized(request).response) }
-                    do { return try writeBook(request, user: user, id: id) } catch let problem as ProblemError {
-                        return .respond(problem.problem.response)
-                    }
-                }())
-            }
-            return .respond(Self.unknownRoute(request, route).response)
         } catch let problem as ProblemError {
             return .respond(problem.problem.response)
         } catch {
@@ -110,7 +103,7 @@ public final class LibraryService: Sendable {
     /// a cache may keep them only for that user, and must ask again before
     /// each use (ETags make that a cheap 304). A session's token must never
     /// be stored at all.
-    private static func withCachingRules(_ reply: HTTPReply, for request: HTTPRequest, segments: [String]) -> HTTPReply {
+    private static func withCachingRules(_ reply: HTTPReply, for request: HTTPRequest, segments: [Substring]) -> HTTPReply {
         guard case .respond(var response) = reply, segments.count >= 3, segments[1] == "v1" else { return reply }
         if segments[2] == "sessions" {
             response.headers.set("Cache-Control", "no-store")
@@ -173,20 +166,6 @@ public final class LibraryService: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         let token = parts[1].trimmingCharacters(in: .whitespaces)
         return token.isEmpty ? nil : token
-    }
-
-    private static func unknownRoute(_ request: HTTPRequest, _ route: [String]) -> Problem {
-        let allowed: [String]
-        switch route {
-        case ["v1", "sessions"]: allowed = ["POST"]
-        case ["v1", "sessions", "current"]: allowed = ["DELETE"]
-        case ["v1", "me"], ["v1", "books"], ["v1", "schemas", "book"]: allowed = ["GET"]
-        case let r where r.count == 3 && r[0] == "v1" && r[1] == "books": allowed = ["GET", "PUT", "DELETE"]
-        case let r where r.count == 4 && r[0] == "v1" && r[1] == "books" && r[3] == "history": allowed = ["GET"]
-        default: return Problem.notFound("No such route: \(request.path)")
-        }
-        return Problem(status: 405, title: "Method Not Allowed", detail: "\(request.path) accepts \(allowed.joined(separator: ", ")), not \(request.method)",
-                       headers: [("Allow", allowed.joined(separator: ", "))])
     }
 
     static func reason(_ status: Int) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Slows password guessing: after a few failed logins for one user name,
 /// or more from one peer address, further attempts are refused (429 with
@@ -7,8 +8,7 @@ import Foundation
 /// attacker cannot push a user's lock out further than the cap, and the
 /// right password works again as soon as the delay has passed. Kept per
 /// process (several servers each slow an attacker down on their own).
-final class LoginThrottle: @unchecked Sendable {
-    // @unchecked: `records` is only touched under `lock`.
+final class LoginThrottle: Sendable {
     struct Policy {
         /// Failures allowed before the first delay.
         var freeFailures: Int
@@ -26,8 +26,7 @@ final class LoginThrottle: @unchecked Sendable {
         var blockedUntil: TimeInterval = 0
     }
 
-    private let lock = NSLock()
-    private var records: [String: Record] = [:]
+    private let records = Mutex<[String: Record]>([:])
     private let now: @Sendable () -> TimeInterval
 
     init(now: @escaping @Sendable () -> TimeInterval = { Date().timeIntervalSince1970 }) {
@@ -41,34 +40,34 @@ final class LoginThrottle: @unchecked Sendable {
     /// (200 parallel guesses got 200 password checks when the count came
     /// after the check, issue 23); `recordSuccess` takes the count back.
     func admit(username: String, peer: String) -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
         let t = now()
-        let keys = [(Self.userKey(username), Self.perUser), (Self.peerKey(peer), Self.perPeer)]
-        let waits = keys.compactMap { key, _ -> TimeInterval? in
-            guard let record = records[key], record.blockedUntil > t else { return nil }
-            return record.blockedUntil - t
+        return records.withLock { records in
+            let keys = [(Self.userKey(username), Self.perUser), (Self.peerKey(peer), Self.perPeer)]
+            let waits = keys.compactMap { key, _ -> TimeInterval? in
+                guard let record = records[key], record.blockedUntil > t else { return nil }
+                return record.blockedUntil - t
+            }
+            if let wait = waits.max() { return Int(wait.rounded(.up)) }
+            if records.count > 100_000 { records = records.filter { t - $0.value.lastFailure < Self.perUser.memory } }
+            for (key, policy) in keys { Self.note(key, policy, at: t, in: &records) }
+            return nil
         }
-        if let wait = waits.max() { return Int(wait.rounded(.up)) }
-        if records.count > 100_000 { records = records.filter { t - $0.value.lastFailure < Self.perUser.memory } }
-        for (key, policy) in keys { note(key, policy, at: t) }
-        return nil
     }
 
     /// The right password clears the user's record (not the peer's: one
     /// good account must not reset guessing at the others), and takes back
     /// the failure `admit` counted for the peer.
     func recordSuccess(username: String, peer: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        records[Self.userKey(username)] = nil
-        if var record = records[Self.peerKey(peer)], record.failures > 0 {
-            record.failures -= 1
-            records[Self.peerKey(peer)] = record
+        records.withLock { records in
+            records[Self.userKey(username)] = nil
+            if var record = records[Self.peerKey(peer)], record.failures > 0 {
+                record.failures -= 1
+                records[Self.peerKey(peer)] = record
+            }
         }
     }
 
-    private func note(_ key: String, _ policy: Policy, at t: TimeInterval) {
+    private static func note(_ key: String, _ policy: Policy, at t: TimeInterval, in records: inout [String: Record]) {
         var record = records[key] ?? Record()
         if t - record.lastFailure > policy.memory { record = Record() }
         record.failures += 1

@@ -15,6 +15,9 @@ protocol SQLConnection: AnyObject {
     /// Runs one statement; returns how many rows it changed.
     @discardableResult
     func run(_ sql: String, _ values: [SQLValue]) throws -> Int
+    /// Runs statements that bind nothing and return nothing, several at
+    /// once (a migration's DDL).
+    func runScript(_ sql: String) throws
     /// Runs `body` in a write transaction, committing when it returns and
     /// rolling back when it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T

@@ -1,11 +1,12 @@
 import LibStore
 
 /// The embedded store: one SQLite connection (WAL, so readers go on while
-/// another connection or process writes), its statements prepared once and
-/// kept: preparing costs more than running the small queries the routes make.
+/// another connection or process writes). Its statements are prepared once
+/// and kept, in the connection's statement cache
+/// (`Database.withCachedStatement`): preparing costs more than running the
+/// small queries the routes make.
 final class SQLiteConnection: SQLConnection {
     let database: Database
-    private var statements: [String: Statement] = [:]
     var dialect: SQLDialect { .sqlite }
 
     /// Creates the file when missing (`Database` does so without touching
@@ -15,26 +16,28 @@ final class SQLiteConnection: SQLConnection {
     }
 
     func query(_ sql: String, _ values: [SQLValue]) throws -> [Row] {
-        let statement = try prepared(sql)
-        // Reset when done, so that a finished read holds no snapshot open.
-        defer { statement.reset() }
-        try statement.bind(values)
-        var columns: [String]?
-        var rows: [Row] = []
-        while try statement.step() {
-            let names = columns ?? (0..<statement.columnCount).map(statement.columnName)
-            columns = names
-            rows.append(Row(columns: names, values: (0..<names.count).map(statement.value(at:))))
+        // The cache resets the statement when done, so that a finished read
+        // holds no snapshot open.
+        try database.withCachedStatement(sql) { statement in
+            try statement.bind(values)
+            var columns: [String]?
+            var rows: [Row] = []
+            while try statement.step() {
+                let names = columns ?? (0..<statement.columnCount).map(statement.columnName)
+                columns = names
+                rows.append(Row(columns: names, values: (0..<names.count).map(statement.value(at:))))
+            }
+            return rows
         }
-        return rows
     }
 
     func run(_ sql: String, _ values: [SQLValue]) throws -> Int {
-        let statement = try prepared(sql)
-        defer { statement.reset() }
-        try statement.bind(values)
-        while try statement.step() {}
+        try database.run(cached: sql, values)
         return database.changes
+    }
+
+    func runScript(_ sql: String) throws {
+        try database.execute(sql)
     }
 
     func transaction<T>(_ body: () throws -> T) throws -> T {
@@ -42,11 +45,4 @@ final class SQLiteConnection: SQLConnection {
     }
 
     func lock(_ name: String) throws {}
-
-    private func prepared(_ sql: String) throws -> Statement {
-        if let statement = statements[sql] { return statement }
-        let statement = try database.prepare(sql)
-        statements[sql] = statement
-        return statement
-    }
 }

@@ -15,7 +15,7 @@ public enum ServerDatabase {
 
     private static func openSQLite(_ path: String) throws -> ServerStore {
         let first = try SQLiteConnection(path: path)
-        try ServerSchema.migrator.migrate(first.database)
+        try ServerMigrator(for: .sqlite).migrate(first, location: path)
         var others: [any SQLConnection] = []
         for _ in 1..<poolSize { others.append(try SQLiteConnection(path: path)) }
         return ServerStore(first: first, others: others)

@@ -1,10 +1,16 @@
-import LibStore
-
-/// The server database's migrations. Append only.
+/// The server database's migrations, for each store: `ServerMigrator`
+/// applies them. Append only: the names are recorded in existing databases.
 enum ServerSchema {
-    static var migrator: Migrator {
-        var m = Migrator()
-        m.register("001-users-and-sessions", sql: """
+    static func migrations(for dialect: SQLDialect) -> [ServerMigration] {
+        switch dialect {
+        case .sqlite: sqlite
+        case .postgresql: postgresql
+        }
+    }
+
+    /// SQLite's, step by step since the first release.
+    static let sqlite: [ServerMigration] = [
+        ServerMigration("001-users-and-sessions", sql: """
             CREATE TABLE users (
                 id TEXT PRIMARY KEY NOT NULL,
                 username TEXT NOT NULL UNIQUE,
@@ -18,8 +24,8 @@ enum ServerSchema {
                 created_at REAL NOT NULL,
                 revoked_at REAL
             );
-            """)
-        m.register("002-books-and-history", sql: """
+            """),
+        ServerMigration("002-books-and-history", sql: """
             CREATE TABLE books (
                 id TEXT PRIMARY KEY NOT NULL,
                 version INTEGER NOT NULL,
@@ -35,8 +41,8 @@ enum ServerSchema {
                 document TEXT,           -- NULL for a deletion
                 PRIMARY KEY (book_id, version)
             );
-            """)
-        m.register("003-idempotency", sql: """
+            """),
+        ServerMigration("003-idempotency", sql: """
             CREATE TABLE idempotency (
                 user_id TEXT NOT NULL,
                 key TEXT NOT NULL,
@@ -48,13 +54,61 @@ enum ServerSchema {
                 PRIMARY KEY (user_id, key)
             );
             CREATE INDEX idempotency_by_age ON idempotency (created_at);
-            """)
+            """),
         // A claim: status 0 while the write is in flight, held by `claim`
         // (a random id per attempt) until `lease_until`; then the outcome.
-        m.register("004-idempotency-claims", sql: """
+        ServerMigration("004-idempotency-claims", sql: """
             ALTER TABLE idempotency ADD COLUMN claim TEXT;
             ALTER TABLE idempotency ADD COLUMN lease_until REAL;
-            """)
-        return m
-    }
+            """),
+    ]
+
+    /// PostgreSQL's: the tables in the shape the SQLite migrations had
+    /// reached when PostgreSQL came. Ids sort bytewise (`COLLATE "C"`), as
+    /// they do in SQLite, so pages come in the same order on both stores.
+    static let postgresql: [ServerMigration] = [
+        ServerMigration("001-library", sql: """
+            CREATE TABLE users (
+                id TEXT PRIMARY KEY,
+                username TEXT NOT NULL UNIQUE,
+                role TEXT NOT NULL CHECK (role IN ('librarian', 'reader')),
+                password_hash TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL
+            );
+            CREATE TABLE sessions (
+                token_hash TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id),
+                created_at DOUBLE PRECISION NOT NULL,
+                revoked_at DOUBLE PRECISION
+            );
+            CREATE TABLE books (
+                id TEXT COLLATE "C" PRIMARY KEY,
+                version BIGINT NOT NULL,
+                etag TEXT NOT NULL,
+                document TEXT
+            );
+            CREATE TABLE history (
+                book_id TEXT COLLATE "C" NOT NULL,
+                version BIGINT NOT NULL,
+                etag TEXT NOT NULL,
+                updated_by TEXT NOT NULL,
+                at TEXT NOT NULL,
+                document TEXT,
+                PRIMARY KEY (book_id, version)
+            );
+            CREATE TABLE idempotency (
+                user_id TEXT NOT NULL,
+                key TEXT NOT NULL,
+                request_hash TEXT NOT NULL,
+                status INTEGER NOT NULL,
+                etag TEXT,
+                body TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                claim TEXT,
+                lease_until DOUBLE PRECISION,
+                PRIMARY KEY (user_id, key)
+            );
+            CREATE INDEX idempotency_by_age ON idempotency (created_at);
+            """),
+    ]
 }

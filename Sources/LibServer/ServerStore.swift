@@ -1,37 +1,31 @@
 import Foundation
+import Synchronization
 
 /// The server's database as a small pool of connections, one per request
 /// being served at a time: reads on SQLite go on in parallel (WAL), and
 /// PostgreSQL gets real concurrency.
-public final class ServerStore: @unchecked Sendable {
-    // @unchecked: `idle` is only touched under `lock`, and a connection is
-    // used by one thread at a time (the one that took it out of `idle`).
-    private let lock = NSLock()
-    private var idle: [any SQLConnection]
+public final class ServerStore: Sendable {
+    private let idle: Mutex<[Lent]>
     private let available: DispatchSemaphore
     let dialect: SQLDialect
 
     /// `first` is the connection that created and migrated the database;
     /// `others` join it in the pool.
     init(first: any SQLConnection, others: [any SQLConnection]) {
-        idle = [first] + others
-        available = DispatchSemaphore(value: idle.count)
+        idle = Mutex(([first] + others).map(Lent.init))
+        available = DispatchSemaphore(value: 1 + others.count)
         dialect = first.dialect
     }
 
     /// Lends a connection to `body`, waiting for one to be free.
     func withConnection<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         available.wait()
-        lock.lock()
-        let connection = idle.removeLast()
-        lock.unlock()
+        let lent = idle.withLock { $0.removeLast() }
         defer {
-            lock.lock()
-            idle.append(connection)
-            lock.unlock()
+            idle.withLock { $0.append(lent) }
             available.signal()
         }
-        return try body(connection)
+        return try body(lent.connection)
     }
 
     /// Statements outside a transaction: each one sees the latest commit.
@@ -42,5 +36,12 @@ public final class ServerStore: @unchecked Sendable {
     /// One write transaction.
     func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         try withConnection { connection in try connection.transaction { try body(connection) } }
+    }
+
+    /// A connection as the pool keeps it. `@unchecked`: a connection is
+    /// used by one thread at a time, the one that took it out of `idle`
+    /// (until it puts it back).
+    private struct Lent: @unchecked Sendable {
+        let connection: any SQLConnection
     }
 }

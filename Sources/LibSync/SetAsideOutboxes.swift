@@ -8,6 +8,22 @@ import LibBase
 /// id) until the same identity signs in again. Each is an account store file
 /// holding only outbox rows, named by when it was set aside, so that several
 /// logouts restore in their original order.
+extension String {
+    /// `identityKey`'s escapes (`%2F`) undone; nil when one is not two hex digits.
+    fileprivate var removingPercentEscapes: String? {
+        var bytes: [UInt8] = []
+        var rest = Substring(self).utf8[...]
+        while let byte = rest.first {
+            rest = rest.dropFirst()
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard rest.count >= 2, let value = UInt8(String(decoding: rest.prefix(2), as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(value)
+            rest = rest.dropFirst(2)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
 public struct SetAsideOutboxes {
     /// `<data>/set-aside`.
     public let directory: String
@@ -29,6 +45,17 @@ public struct SetAsideOutboxes {
     }
 
     func identityDirectory(_ key: String) -> String { directory + "/" + key }
+
+    /// Every identity with writes set aside: its key, and the server origin
+    /// and user id it was made from.
+    public func identities() -> [(key: String, origin: String, userID: String)] {
+        Self.directoryEntries(directory).sorted().compactMap { key in
+            guard let at = key.firstIndex(of: "@"), !files(for: key).isEmpty,
+                  let userID = String(key[..<at]).removingPercentEscapes,
+                  let origin = String(key[key.index(after: at)...]).removingPercentEscapes else { return nil }
+            return (key, origin, userID)
+        }
+    }
 
     /// The set-aside files of an identity, oldest first.
     public func files(for key: String) -> [String] {

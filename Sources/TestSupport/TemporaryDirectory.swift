@@ -9,7 +9,11 @@ public final class TemporaryDirectory: @unchecked Sendable {
     public init(_ prefix: String = "lib-test") throws {
         let base = FileManager.default.temporaryDirectory
         url = base.appendingPathComponent("\(prefix)-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        // 0700 whatever the umask: a test that clears the umask runs beside
+        // others, and lib refuses a LIB_HOME that other users can change.
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
     }
 
     public func file(_ name: String) -> String { url.appendingPathComponent(name).path }

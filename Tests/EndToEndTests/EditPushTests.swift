@@ -75,7 +75,7 @@ import TestSupport
 
         // --wait retries by itself.
         for book in books.suffix(3) { #expect(try alice.lib("edit", "books/\(book)", "copies:=41").status == 0) }
-        let waited = try alice.lib("push", "--wait", "30")
+        let waited = try alice.lib("-q", "push", "--wait", "30")
         #expect(waited.status == 0, "\(waited)")
         #expect(waited.stdout.isEmpty && waited.stderr.isEmpty, "cron form: silent when all went well\n\(waited)")
 

@@ -98,11 +98,35 @@ import TestSupport
         let writes = conflict?["accounts"]?.arrayValue?.first?["writes"]?.arrayValue ?? []
         #expect(writes.map { $0["outcome"] } == ["conflict", "applied"], "\(String(describing: conflict))")
         try json(alice, ["resolve"], schema: "resolve", exit: 3)
+        // The view and a choice: one document each, never text (issue 24).
+        let (_, view) = try json(alice, ["resolve", "books/b-7"], schema: "resolve", exit: 3)
+        let title = view?["fields"]?.arrayValue?.first { $0["field"] == "title" }
+        #expect(view?["status"] == "conflict" && title?["theirs"] == "Dune (bob)" && title?["mine"] == "Dune", "\(String(describing: view))")
+        let (_, settled) = try json(alice, ["resolve", "books/b-7", "--theirs"], schema: "resolve", exit: 0)
+        #expect(settled?["choice"] == "--theirs" && settled?["conflicts"] == 0, "\(String(describing: settled))")
+        #expect(settled?["messages"]?.arrayValue?.isEmpty == false, "\(String(describing: settled))")
+        // --theirs keeps alice's fields bob did not change: her write waits again.
+        let (_, waitingAgain) = try json(alice, ["status", "--prompt"], schema: "status", exit: 0)
+        #expect(waitingAgain?["prompt"]?.stringValue?.contains("1") == true, "\(String(describing: waitingAgain))")
+        let (_, all) = try json(alice, ["discard", "--all", "--yes"], schema: "discard", exit: 0)
+        #expect(all?["discarded"] == 1, "\(String(describing: all))")
+        let (_, none) = try json(alice, ["discard", "--all", "--yes"], schema: "discard", exit: 0)
+        #expect(none?["discarded"] == 0, "\(String(describing: none))")
+        let (_, prompt) = try json(alice, ["status", "--prompt"], schema: "status", exit: 0)
+        #expect(prompt?["prompt"]?.stringValue?.isEmpty == true, "nothing waits: \(String(describing: prompt))")
 
         #expect(try alice.lib("edit", "books/j-2", "--create", "title=Later").status == 0)
+        let (_, waiting) = try json(alice, ["status", "--prompt"], schema: "status", exit: 0)
+        #expect(waiting?["prompt"]?.stringValue?.isEmpty == false, "\(String(describing: waiting))")
         server.stop()
         let (down, document) = try json(alice, ["push"], schema: "push", exit: 75)
         #expect(document?["accounts"]?.arrayValue?.first?["problem"]?.stringValue?.contains("connection refused") == true, "\(down)")
         #expect(try JSONParser.parse(down.stderr)["error"]?["reason"] == "temporary", "\(down)")
+        // A copy from the cache says so, with its age and why.
+        let (_, cached) = try json(alice, ["get", "books/b-7"], schema: "get", exit: 0)
+        #expect(cached?["_cached"]?["reason"] == "connection-refused" && cached?["_cached"]?["age_seconds"]?.integerValue != nil,
+                "\(String(describing: cached))")
+        let (_, offline) = try json(alice, ["get", "books/b-7", "--offline"], schema: "get", exit: 0)
+        #expect(offline?["_cached"]?["reason"] == "offline-requested", "\(String(describing: offline))")
     }
 }

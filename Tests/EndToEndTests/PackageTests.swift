@@ -184,7 +184,7 @@ import TestSupport
         }
     }
 
-    /// lib-server(1) is written by hand: it must keep up with --help.
+    /// lib-server(1), as packaged, names every flag of --help and the version.
     @Test func serverManPageNamesEveryFlagOfHelpAndTheVersion() throws {
         let help = try CommandRunner.run(BuiltProducts.path("lib-server"), ["--help"])
         #expect(help.status == 0)

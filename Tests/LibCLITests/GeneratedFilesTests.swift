@@ -14,7 +14,7 @@ private func generatedFiles() -> [(path: String, text: String)] {
         let checkedIn = try Repository.text(file.path)
         #expect(
             checkedIn == file.text,
-            "\(file.path) is stale: run 'swift build --product lib && scripts/generate-docs.sh .build/debug/lib'")
+            "\(file.path) is stale: run 'make generate' (or: swift build && scripts/generate-docs.sh .build/debug/lib)")
     }
 }
 

@@ -40,7 +40,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
     #expect(text.contains("\nOptions:\n      --wait DURATION  Keep trying for up to DURATION in all (for cron)\n"))
     #expect(text.contains("\n  -h, --help  ") || text.contains("\n  -h, --help "))
     #expect(text.contains("\nExamples:\n  lib push\n"))
-    #expect(text.contains("\n  lib push --wait 60\n"))
+    #expect(text.contains("\n  lib -q push --wait 60\n"))
     #expect(text.contains("\nExit status:\n  0   Everything was sent.\n"))
     #expect(text.contains("\n  75  Offline or the server is unreachable; the writes are kept.\n"))
 }

@@ -91,7 +91,7 @@ import Testing
     // Deleted on this device: a later edit says so.
     let again = machine.lib("edit", "books/b-7", "title=X")
     #expect(again.exitCode == .failure)
-    #expect(again.stderr.contains("is deleted on this device (not pushed yet): use --create to make it again."), "\(again)")
+    #expect(again.stderr.contains("is deleted on this device (not pushed yet): run `lib discard books/b-7` to take the delete back"), "\(again)")
 }
 
 @Test func editWithJSONThatDoesNotParseIsAUsageError() throws {

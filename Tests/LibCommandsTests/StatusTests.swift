@@ -70,7 +70,7 @@ private func machineWithAChange(age: Double = 0) throws -> Machine {
     let write = try #require(account["writes"]?.arrayValue?.first)
     #expect(write["path"] == "books/b-7" && write["kind"] == "change" && write["status"] == "pending")
     #expect(write["fields"] == ["title", "year"])
-    #expect(write["created_at"] == .double(1_800_000_000))
+    #expect(write["created_at"] == .integer(1_800_000_000), "unix seconds, an integer")
     #expect(write["sent_without_answer"] == false && write["last_error"] == .null)
 }
 

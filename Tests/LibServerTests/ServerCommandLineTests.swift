@@ -57,7 +57,7 @@ import TestSupport
     }
 
     @Test(arguments: [
-        (["--listen", "127.0.0.1:0"], "lib-server: --db PATH is required"),
+        (["--listen", "127.0.0.1:0"], "lib-server: --db PATH|URI is required"),
         (["--db", "x", "--listen", "nowhere"], "lib-server: --listen wants HOST:PORT, as in 127.0.0.1:8080 or [::1]:0, not 'nowhere'"),
         (["--db", "x", "--frobnicate"], "lib-server: unknown argument '--frobnicate'"),
         (["--db", "x", "--session-lifetime", "0"], "lib-server: --session-lifetime wants a positive number of seconds, not '0'"),

@@ -5,7 +5,9 @@ import Glibc
 /// Shows long output through a pager on a terminal, as git does: `PAGER`
 /// (or `LIB_PAGER`, which wins), else `less` with `LESS=FRX` when LESS is
 /// unset, so that output shorter than a screen is printed and less exits.
-/// Off a terminal, with an empty PAGER or `cat`, the text is written as is.
+/// Off a terminal, on a terminal that cannot page (`TERM` unset or `dumb`:
+/// less would stop to warn), with an empty PAGER or `cat`, the text is
+/// written as is.
 public struct Pager: Sendable {
     /// The shell command to run, or nil to write directly.
     public let command: String?
@@ -13,7 +15,8 @@ public struct Pager: Sendable {
 
     public init(context: CommandContext) {
         environment = context.environment
-        guard context.standardOutput.isTerminal, context.standardOutput.descriptor != nil else {
+        let term = context.environment["TERM"] ?? ""
+        guard context.standardOutput.isTerminal, context.standardOutput.descriptor != nil, !term.isEmpty, term != "dumb" else {
             command = nil
             return
         }

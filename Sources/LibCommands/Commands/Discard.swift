@@ -91,7 +91,11 @@ enum Discard: Verb {
         }
         let chosen = items.filter { keys.contains($0.path) }
         guard !chosen.isEmpty else {
-            if !context.globalOptions.quiet { context.standardOutput.write("Nothing to discard for \(workspace.name).\n") }
+            if context.globalOptions.json {
+                context.standardOutput.write(json(account: workspace.name, paths: [], discarded: 0, left: 0).serialized() + "\n")
+            } else if !context.globalOptions.quiet {
+                context.standardOutput.write("Nothing to discard for \(workspace.name).\n")
+            }
             return .success
         }
         if !options.force, let sent = chosen.first(where: \.mayBeOnServer) {

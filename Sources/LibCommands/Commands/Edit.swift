@@ -100,7 +100,8 @@ enum Edit: Verb {
         } else if let document = base.document {
             start = document
         } else {
-            throw CommandFailure("\(key) is deleted on this device (not pushed yet): use --create to make it again.")
+            throw CommandFailure("\(key) is deleted on this device (not pushed yet): run `lib discard \(key)` to take the delete back "
+                                 + "(or `lib edit \(key) --create` to make a new document in its place).")
         }
 
         var body: JSONValue?
@@ -163,7 +164,7 @@ enum Edit: Verb {
         guard options.push else { return .success }
         let result = AccountPush(workspace: workspace, deadline: nil, lockWait: AccountPush.defaultLockWait,
                                  progress: WaitProgress(context)).run()
-        Push.report(result, context, quietWhenWell: false, workspace: workspace)
+        Push.report(result, context, workspace: workspace)
         return result.exitCode
     }
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LibCLI
+import LibJSON
 import LibSync
 import LibBase
 import LibClient
@@ -140,7 +141,8 @@ enum Get: Verb {
             throw CommandFailure("\(path) is not cached for \(workspace.name): run `lib get \(path)` while online")
         }
         let context = workspace.context
-        present(copy, label: context.globalOptions.quiet ? nil : ageLabel(copy, context), context)
+        present(copy, label: context.globalOptions.quiet ? nil : ageLabel(copy, context),
+                cached: cachedNote(copy, reason: "offline-requested", message: "--offline: the network was not asked", context), context)
         return .success
     }
 
@@ -150,13 +152,22 @@ enum Get: Verb {
     private static func fallBack(to copy: LocalCopy, after error: any Error, _ context: CommandContext) throws -> ExitCode {
         let label = ageLabel(copy, context)
         let (message, code) = explanation(of: error)
+        let reason = (error as? CommandFailure)?.reason ?? "failure"
+        let cached = cachedNote(copy, reason: reason, message: message, context)
         if code == .temporaryFailure {
             // -q: a fallback that heals by itself says nothing.
-            present(copy, label: context.globalOptions.quiet ? nil : label + " " + message, context)
+            present(copy, label: context.globalOptions.quiet ? nil : label + " " + message, cached: cached, context)
             return .success
         }
-        present(copy, label: label, context)
+        present(copy, label: label, cached: cached, context)
         throw error
+    }
+
+    /// `{"age_seconds", "reason", "message"}`: why the copy came from the
+    /// cache, for `--json` (the age is null for what was never on the server).
+    static func cachedNote(_ copy: LocalCopy, reason: String, message: String, _ context: CommandContext) -> JSONValue {
+        let age = copy.confirmedAt.map { JSONValue.integer(Int64(max(0, context.now().secondsSince1970 - $0).rounded(.down))) }
+        return .object(JSONObject([("age_seconds", age ?? .null), ("reason", .string(reason)), ("message", .string(message))]))
     }
 
     /// "Showing the copy from 3 hours ago."
@@ -177,13 +188,16 @@ enum Get: Verb {
 
     /// The copy on standard output (text on a terminal, else JSON); the
     /// label and the unsent writes on standard error.
-    static func present(_ copy: LocalCopy, label: String?, _ context: CommandContext) {
+    /// `cached`: the copy is the cache's, for `--json` only (a pipe without
+    /// `--json` keeps the server's document as it is).
+    static func present(_ copy: LocalCopy, label: String?, cached: JSONValue? = nil, _ context: CommandContext) {
         let json = context.globalOptions.json || !context.standardOutput.isTerminal
+        let note = context.globalOptions.json ? cached : nil
         let output: String
         if copy.path.isDocument, let view = copy.views.first {
-            output = json ? DocumentRendering.json(view) : DocumentRendering.text(view)
+            output = json ? DocumentRendering.json(view, cached: note) : DocumentRendering.text(view)
         } else {
-            output = json ? DocumentRendering.json(collection: copy.views)
+            output = json ? DocumentRendering.json(collection: copy.views, cached: note)
                 : DocumentRendering.table(copy.views, width: context.outputWidth, painter: context.outputPainter)
         }
         Pager(context: context).show(output, context)

@@ -251,7 +251,7 @@ enum Login: Verb {
         let context = workspace.context
         var decision = restore
         if decision == nil, context.standardInput.isTerminal {
-            decision = TerminalPrompt.confirm("\(Wording.writes(waiting).capitalizedFirst) were set aside when you last signed out. Restore them?", defaultYes: true)
+            decision = TerminalPrompt.confirm("\(Wording.writes(waiting).capitalizedFirst) \(waiting == 1 ? "was" : "were") set aside when you last signed out. Restore them?", defaultYes: true)
         }
         guard decision == true else {
             context.standardError.write("\(Wording.writes(waiting).capitalizedFirst) set aside at your last logout are kept aside; `lib login --restore` brings them back.\n")

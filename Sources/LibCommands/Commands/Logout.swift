@@ -127,7 +127,7 @@ enum Logout: Verb {
             if moved > 0 {
                 lines.append(discard
                     ? "Discarded \(Wording.writes(moved)) that had not been sent."
-                    : "Set aside \(Wording.writes(moved)) not sent yet; they come back when you sign in again as \(name).")
+                    : "Set aside \(Wording.writes(moved)) not sent yet; \(moved == 1 ? "it comes" : "they come") back when you sign in again as \(name).")
             }
             if let current = index.currentName { lines.append("Current account: \(current).") }
             context.standardOutput.write(lines.joined(separator: "\n") + "\n")

@@ -9,9 +9,8 @@ import LibClient
 ///
 /// Output: the summary on standard output ("Pushed 3 writes to HOST as
 /// ACCOUNT. 1 conflict: books/b-7 — run `lib resolve books/b-7`."), the
-/// reason a push stopped on standard error. `--wait` is the cron form: off
-/// a terminal it prints nothing when all went well, one line per problem
-/// otherwise. `-q` drops the lines that only say all went well.
+/// reason a push stopped on standard error, with `--wait` as without it.
+/// `-q` (the cron form) drops the lines that only say all went well.
 ///
 /// With `--all` the exit code is the worst of the accounts', worst first:
 /// 1 (an unexpected failure), 4 (sign in again: nothing of that account can
@@ -28,7 +27,8 @@ enum Push: Verb {
             DURATION is seconds (90, 1.5) or has a unit (90s, 2m, 1h). \
             Waits for a network path when offline and retries with backoff when \
             the server is unreachable; exits 75 with the writes kept when the \
-            time runs out.
+            time runs out. Prints what push prints; with -q (as from cron) \
+            only what needs a person.
             """)
     static let watch = OptionSpec.flag(
         "watch", "Run until stopped, pushing each write soon after it is saved (for a service)",
@@ -72,7 +72,7 @@ enum Push: Verb {
         exclusiveGroups: [[wait.name, watch.name]],
         examples: [
             .init("lib push", "Send what is pending, now."),
-            .init("lib push --wait 60", "From cron: keep trying for up to a minute."),
+            .init("lib -q push --wait 60", "From cron: keep trying for up to a minute; quiet unless a person is needed."),
             .init("lib push --all", "Send every signed-in account's writes."),
             .init("lib push -n --all", "What a push of every account would send, sending nothing."),
             .init("lib push --watch --all", "Keep every account's writes flowing until stopped."),
@@ -133,9 +133,15 @@ enum Push: Verb {
             if context.globalOptions.json {
                 results.append((workspace.name, result))
             } else {
-                report(result, context, quietWhenWell: deadline != nil && !context.standardOutput.isTerminal, workspace: workspace)
+                report(result, context, workspace: workspace, naming: workspaces.count > 1)
             }
             worst = worse(worst, result.exitCode)
+            if !options.all && result.answered == 0 && result.exitCode == .success && !context.globalOptions.quiet
+                && !context.globalOptions.json {
+                let elsewhere = WaitingElsewhere(context: context, paths: workspace.paths, index: workspace.index)
+                let others = elsewhere.otherAccounts(besides: [workspace.account], verb: "push") + elsewhere.setAsideWithoutAccount()
+                for line in others { context.standardOutput.write(line + "\n") }
+            }
         }
         if context.globalOptions.json {
             context.standardOutput.write(PushJSON.document(results, exitCode: worst).prettyPrinted() + "\n")
@@ -151,25 +157,34 @@ enum Push: Verb {
     /// output, the problem and the conflicts on standard error. Under `-q`
     /// nothing for success or a temporary failure (75), unless the oldest
     /// pending write has waited past `QuietRule`'s threshold.
-    static func report(_ result: AccountPush.Result, _ context: CommandContext, quietWhenWell: Bool,
-                       workspace: AccountWorkspace? = nil) {
-        var silent = result.isQuietSuccess && quietWhenWell
+    /// `naming`: several accounts are pushed, so each problem line starts
+    /// with its account's name (unless it starts with it already).
+    static func report(_ result: AccountPush.Result, _ context: CommandContext, workspace: AccountWorkspace? = nil,
+                       naming: Bool = false) {
+        let named = { (line: String) -> String in
+            guard naming, let name = workspace?.name, !line.hasPrefix(name) else { return line }
+            return "\(name): \(line)"
+        }
+        var silent = false
         if context.globalOptions.quiet {
             silent = QuietRule(environment: context.environment).silences(
                 result.exitCode, oldestPendingAge: workspace.flatMap { oldestPendingAge($0) })
         }
         if silent && result.attention == nil { return }
-        let lib = context.errorPainter.paint("\(ProgramInfo.name):", .red)
+        let name = "\(ProgramInfo.name):"
+        let painter = context.errorPainter
+        // Wrapped before it is painted: the width counts what is seen.
+        let line = { (text: String, style: TextStyle?) -> String in
+            let fitted = context.standardError.fitted("\(name) " + TerminalText.escaped(named(text), keepingLayout: true))
+            let rest = String(fitted.dropFirst(name.count))
+            return painter.paint(name, .red) + (style.map { painter.paint(rest, $0) } ?? rest) + "\n"
+        }
         if let summary = result.summary, !context.globalOptions.quiet {
             context.standardOutput.write(TerminalText.escaped(summary, keepingLayout: true) + "\n")
             context.standardOutput.flush()
         }
-        if let attention = result.attention {
-            context.standardError.write("\(lib) \(context.errorPainter.paint(TerminalText.escaped(attention, keepingLayout: true), .yellow))\n")
-        }
-        if let problem = result.problem, !silent {
-            context.standardError.write("\(lib) \(TerminalText.escaped(problem, keepingLayout: true))\n")
-        }
+        if let attention = result.attention { context.standardError.write(line(attention, .yellow)) }
+        if let problem = result.problem, !silent { context.standardError.write(line(problem, nil)) }
     }
 
     /// Seconds since the oldest write still pending was saved; nil when none is.

@@ -145,14 +145,19 @@ enum Resolve: Verb {
         }
         let write = Write(path: path, item: items[index], later: Array(items[(index + 1)...]))
         let resolution = Resolution(write: write, store: store, workspace: workspace, confirmed: options.yes)
+        guard let action else { return try resolution.show() }
+        let code: ExitCode
         switch action {
-        case nil: return try resolution.show()
-        case .mine(let whole): return try whole ? resolution.keepWholeMine() : resolution.keepMine()
-        case .theirs(let whole): return try whole ? resolution.keepWholeTheirs() : resolution.keepTheirs()
-        case .merge: return try resolution.merge()
-        case .edit: return try resolution.edit()
-        case .discard: return try resolution.discard()
+        case .mine(let whole): code = try whole ? resolution.keepWholeMine() : resolution.keepMine()
+        case .theirs(let whole): code = try whole ? resolution.keepWholeTheirs() : resolution.keepTheirs()
+        case .merge: code = try resolution.merge()
+        case .edit: code = try resolution.edit()
+        case .discard: code = try resolution.discard()
         }
+        if context.globalOptions.json {
+            context.standardOutput.write(try resolution.settledJSON(choice: action.spelling).serialized() + "\n")
+        }
+        return code
     }
 
     /// Every conflict and rejected write of the account, oldest first.

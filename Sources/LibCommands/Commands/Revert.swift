@@ -63,12 +63,12 @@ enum Revert: Verb {
         let workspace = try AccountWorkspace(context)
         let store = try workspace.openStore()
         guard let pushed = try store.pushedLog.last(of: key) else {
-            throw CommandFailure("Nothing to revert: this device has no record of a write of \(key) pushed for \(workspace.name) (`lib log` lists them).")
+            throw CommandFailure("Nothing to revert: this device has no record of a write of \(key) pushed for \(workspace.name) (`\(workspace.lib) log` lists them).")
         }
         let waiting = try store.outbox.items(for: key)
         guard waiting.isEmpty else {
             throw CommandFailure("\(key) was not reverted: it has \(Wording.writes(waiting.count)) waiting for \(workspace.name). "
-                                 + "Push \(waiting.count == 1 ? "it" : "them") first (`lib push`), or take \(waiting.count == 1 ? "it" : "them") back (`lib discard \(key)`).")
+                                 + "Push \(waiting.count == 1 ? "it" : "them") first (`\(workspace.lib) push`), or take \(waiting.count == 1 ? "it" : "them") back (`\(workspace.lib) discard \(key)`).")
         }
         let now = context.now().secondsSince1970
         let when = LocalTime.describe(pushed.pushedAt, now: now)
@@ -95,7 +95,7 @@ enum Revert: Verb {
             var lines = "Queued the revert of your \(pushed.kind.rawValue) of \(key) (\(when)): "
                 + TerminalText.escaped(PushedLogView.fieldsText(write.intent)) + "\n"
             if !againstSeen {
-                lines += "Someone changed \(key) since (this device has seen it): the push will be a conflict for `lib resolve`, not an overwrite.\n"
+                lines += "Someone changed \(key) since (this device has seen it): the push will be a conflict for `\(workspace.lib) resolve \(key)`, not an overwrite.\n"
             }
             lines += "Saved on this device; \(Wording.writes(pending)) pending for \(workspace.name)\n"
             context.standardOutput.write(lines)

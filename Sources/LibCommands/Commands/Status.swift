@@ -57,6 +57,8 @@ enum Status: Verb {
         let setAside: Int
         /// The account's writes, oldest first (not read for `--prompt`).
         let writes: [WriteDescription]
+        /// How its hints start: `lib`, or `lib -A NAME` (`AccountWorkspace.lib`).
+        var lib = "lib"
     }
 
     enum Format { case long, short, porcelain, prompt, json }
@@ -98,7 +100,10 @@ enum Status: Verb {
         let directories = try context.directories
         let paths = AccountPaths(directories: directories)
         let index = try AccountIndex.load(from: directories.config)
-        guard let accounts = try selectedAccounts(all: options.all, index, context) else { return notSignedIn(format, context) }
+        let elsewhere = WaitingElsewhere(context: context, paths: paths, index: index)
+        guard let accounts = try selectedAccounts(all: options.all, index, context) else {
+            return notSignedIn(format, context, setAside: elsewhere.setAsideWithoutAccount())
+        }
         for account in accounts {
             AccountWorkspace(context, paths: paths, index: index, account: account).writePromptFileIfMissing()
         }
@@ -116,7 +121,8 @@ enum Status: Verb {
             return Line(account: account.name, current: account.name == index.currentName,
                         summary: OutboxSummary.read(storePath: storePath),
                         setAside: setAside.count(for: SetAsideOutboxes.identityKey(origin: account.origin.description, userID: account.userID)),
-                        writes: format == .prompt ? [] : OutboxSummary.writes(storePath: storePath))
+                        writes: format == .prompt ? [] : OutboxSummary.writes(storePath: storePath),
+                        lib: AccountWorkspace(context, paths: paths, index: index, account: account).lib)
         }
         let now = context.now().secondsSince1970
         switch format {
@@ -130,6 +136,8 @@ enum Status: Verb {
             for line in lines { context.standardOutput.write(short(line)) }
         case .long:
             context.standardOutput.write(lines.map { long($0, now: now, painter: context.outputPainter) }.joined(separator: "\n"))
+            let others = elsewhere.otherAccounts(besides: accounts, verb: "push") + elsewhere.setAsideWithoutAccount()
+            if !others.isEmpty { context.standardOutput.write("\n" + others.joined(separator: "\n") + "\n") }
         }
         for problem in damaged { context.standardError.write("\(ProgramInfo.name): \(problem)\n") }
         return damaged.isEmpty ? .success : .failure
@@ -163,10 +171,10 @@ enum Status: Verb {
         }
     }
 
-    private static func notSignedIn(_ format: Format, _ context: CommandContext) -> ExitCode {
+    private static func notSignedIn(_ format: Format, _ context: CommandContext, setAside: [String]) -> ExitCode {
         switch format {
         case .json: context.standardOutput.write("[]\n")
-        case .long: context.standardOutput.write("Not signed in. Run `lib login SERVER_URL`.\n")
+        case .long: context.standardOutput.write((["Not signed in. Run `lib login SERVER_URL`."] + setAside).joined(separator: "\n") + "\n")
         case .short, .porcelain, .prompt: break
         }
         return .success
@@ -231,9 +239,9 @@ enum Status: Verb {
         if s.isEmpty { text += painter.paint("Nothing waiting to be sent.", .green) + "\n" }
         let groups: [(OutboxItem.Status, String, String, TextStyle)] = [
             (.pending, "\(Wording.writes(s.pending).capitalizedFirst) pending",
-             ": run `lib push` to send \(s.pending == 1 ? "it" : "them"), `lib diff` to see \(s.pending == 1 ? "it" : "them").", .yellow),
-            (.conflict, "\(Wording.count(s.conflicts, "conflict").capitalizedFirst) to settle", ": run `lib resolve PATH`.", .red),
-            (.rejected, "\(Wording.count(s.rejected, "write").capitalizedFirst) rejected by the server", ": run `lib resolve PATH`.", .red),
+             ": run `\(line.lib) push` to send \(s.pending == 1 ? "it" : "them"), `\(line.lib) diff` to see \(s.pending == 1 ? "it" : "them").", .yellow),
+            (.conflict, "\(Wording.count(s.conflicts, "conflict").capitalizedFirst) to settle", ": run `\(line.lib) resolve PATH`.", .red),
+            (.rejected, "\(Wording.count(s.rejected, "write").capitalizedFirst) rejected by the server", ": run `\(line.lib) resolve PATH`.", .red),
         ]
         for (status, lead, rest, style) in groups {
             let writes = line.writes.filter { $0.item.status == status }
@@ -247,7 +255,7 @@ enum Status: Verb {
             }
         }
         if line.setAside > 0 {
-            text += "\(Wording.writes(line.setAside).capitalizedFirst) set aside at logout (restored at your next `lib login`).\n"
+            text += "\(Wording.writes(line.setAside).capitalizedFirst) set aside at logout (restored at your next `\(line.lib) login`).\n"
         }
         return text
     }
@@ -289,10 +297,10 @@ enum Status: Verb {
         let item = write.item
         var object = JSONObject([
             ("path", .string(write.path)), ("kind", .string(write.kind.rawValue)), ("status", .string(item.status.rawValue)),
-            ("fields", .array(write.fields.map { .string($0) })), ("created_at", .double(item.createdAt)),
+            ("fields", .array(write.fields.map { .string($0) })), ("created_at", .integer(Int64(item.createdAt.rounded(.down)))),
             ("attempts", .integer(Int64(item.attempts))), ("sent_without_answer", .bool(item.mayBeOnServer)),
         ])
-        if item.mayBeOnServer { object["sent_at"] = .double(item.updatedAt) }
+        if item.mayBeOnServer { object["sent_at"] = .integer(Int64(item.updatedAt.rounded(.down))) }
         object["last_error"] = item.lastError.map { .string($0) } ?? .null
         object["problem"] = item.problem.map { .string($0) } ?? .null
         return .object(object)

@@ -1,8 +1,8 @@
 /// Escapes text for man(7) source, so that mandoc and groff print it as written.
-enum Roff {
+public enum Roff {
     /// Text for a line of running text: backslashes and hyphens escaped, and
     /// a leading `.` or `'` (which would start a request) neutralised.
-    static func text(_ text: String) -> String {
+    public static func text(_ text: String) -> String {
         let escaped = escapeCharacters(text)
         if escaped.hasPrefix(".") || escaped.hasPrefix("'") { return "\\&" + escaped }
         return escaped
@@ -25,7 +25,7 @@ enum Roff {
     /// Running text as source lines of at most 80 bytes (mandoc's style
     /// limit), each escaped; a line that would begin with `.` or `'` starts
     /// with `\&` instead.
-    static func lines(_ text: String, limit: Int = 80) -> [String] {
+    public static func lines(_ text: String, limit: Int = 80) -> [String] {
         let words = text.split(separator: " ").map { escapeCharacters(String($0)) }
         var lines: [String] = []
         var line = ""
@@ -41,13 +41,25 @@ enum Roff {
     }
 
     /// Bold, for words typed as is.
-    static func bold(_ word: String) -> String { "\\fB" + text(word) + "\\fR" }
+    public static func bold(_ word: String) -> String { "\\fB" + text(word) + "\\fR" }
 
     /// Italic, for placeholders.
-    static func italic(_ word: String) -> String { "\\fI" + text(word) + "\\fR" }
+    public static func italic(_ word: String) -> String { "\\fI" + text(word) + "\\fR" }
 
-    /// A synopsis writer that makes literal words bold and placeholders italic.
-    static var synopsis: Synopsis {
-        Synopsis(literal: bold, placeholder: italic)
+    /// Words already escaped (a synopsis) on source lines of at most 80
+    /// bytes (roff fills them into one paragraph anyway); a line that would
+    /// begin with `.` (as in `...`) starts with `\&`.
+    public static func sourceLines(_ parts: [String]) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for part in parts.joined(separator: " ").split(separator: " ") {
+            if !line.isEmpty, line.utf8.count + 1 + part.utf8.count > 80 {
+                lines.append(line)
+                line = ""
+            }
+            line += line.isEmpty ? part : " " + part
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines.map { $0.hasPrefix(".") || $0.hasPrefix("'") ? "\\&" + $0 : $0 }
     }
 }

@@ -1,0 +1,15 @@
+extension LibraryService {
+    /// Protocol v1 (docs/PROTOCOL.md), one row a route. A new route is one
+    /// more row here; its 404s and 405s come with it.
+    static let protocolRoutes: [Route] = [
+        Route("POST", "/v1/sessions", .anyone { service, call in try service.login(call.request) }),
+        Route("DELETE", "/v1/sessions/current", .signedIn { service, call, user in try service.logout(call.request, user) }),
+        Route("GET", "/v1/me", .signedIn { _, _, user in .json(200, user.json) }),
+        Route("GET", "/v1/schemas/book", .signedIn { service, call, _ in try service.bookSchemaAnswer(call.request) }),
+        Route("GET", "/v1/books", .signedIn { service, call, _ in try service.listBooks(call.request) }),
+        Route("GET", "/v1/books/{id}", .signedIn { service, call, _ in try service.getBook(call.request, id: call.parameter("id")) }),
+        Route("PUT", "/v1/books/{id}", .write { service, call, user in try service.writeBook(call.request, user: user, id: call.parameter("id")) }),
+        Route("DELETE", "/v1/books/{id}", .write { service, call, user in try service.writeBook(call.request, user: user, id: call.parameter("id")) }),
+        Route("GET", "/v1/books/{id}/history", .signedIn { service, call, _ in try service.history(id: call.parameter("id")) }),
+    ]
+}

@@ -1,0 +1,41 @@
+import LibHTTPServer
+
+/// One row of the route table: a method on a path pattern, who may call
+/// it, and what answers it.
+struct Route: Sendable {
+    /// What answers a route, by who may call it: that decides how the
+    /// dispatcher wraps the answer (a 401 first, the Idempotency-Key echoed).
+    enum Answer: Sendable {
+        /// Anyone, signed in or not (`POST /v1/sessions`, the fault controls).
+        case anyone(@Sendable (LibraryService, RouteCall) throws -> HTTPResponse)
+        /// A live bearer token is needed: 401 without one.
+        case signedIn(@Sendable (LibraryService, RouteCall, User) throws -> HTTPResponse)
+        /// A write of a book: signed in, and every answer (401 and problems
+        /// too) carries the request's `Idempotency-Key` back.
+        case write(@Sendable (LibraryService, RouteCall, User) throws -> HTTPReply)
+    }
+
+    let method: String
+    let pattern: RoutePattern
+    let answer: Answer
+
+    init(_ method: String, _ pattern: String, _ answer: Answer) {
+        self.method = method
+        self.pattern = RoutePattern(pattern)
+        self.answer = answer
+    }
+
+    var isWrite: Bool {
+        if case .write = answer { return true }
+        return false
+    }
+}
+
+/// A request as its route sees it: the request and the path's parameters.
+struct RouteCall {
+    let request: HTTPRequest
+    let parameters: [String: String]
+
+    /// A parameter the route's pattern names (so it is always there).
+    func parameter(_ name: String) -> String { parameters[name] ?? "" }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import LibBookSchema
+import LibHTTPServer
+
+/// What `lib-server`'s flags ask for when it serves (`ServerFlags.serve`).
+struct ServeOptions {
+    /// What the command line asks lib-server to do.
+    enum Request { case serve, help, version }
+
+    var request = Request.serve
+    var database = ""
+    var host = "127.0.0.1"
+    var port = 8080
+    var demo = false
+    var bookSchema = BuiltInBookSchema.schema
+    var limits = HTTPServerLimits()
+    var sessionLifetime = LibraryService.defaultSessionLifetime
+    /// Only from flags: a variable left in a service's environment must
+    /// never make a production server misbehave (issue 23).
+    var faults: [FaultRule] = []
+    var faultControl = false
+    var verbose = false
+
+    /// `--listen HOST:PORT`; an IPv6 host in brackets.
+    static func parseListen(_ text: String) throws(ServerUsageError) -> (host: String, port: Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            throw ServerUsageError("--listen wants HOST:PORT, as in 127.0.0.1:8080 or [::1]:0, not '\(text)'")
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { throw ServerUsageError("--listen needs a host, as in 127.0.0.1:\(port)") }
+        return (host, port)
+    }
+
+    /// `--book-schema FILE`: a schema that cannot be read or applied stops
+    /// the server before it listens (exit 2), naming the file and the reason.
+    static func loadBookSchema(_ path: String) throws(ServerUsageError) -> BookSchema {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ServerUsageError("--book-schema: couldn't read '\(path)'")
+        }
+        do { return try BookSchema(text: String(decoding: data, as: UTF8.self)) } catch {
+            throw ServerUsageError("--book-schema '\(path)': \(error.message)")
+        }
+    }
+
+    /// A whole number above 0 for `flag`, which says what it counts.
+    static func positive(_ text: String, for flag: String, wants: String) throws(ServerUsageError) -> Int {
+        guard let n = Int(text), n > 0 else { throw ServerUsageError("\(flag) wants \(wants), not '\(text)'") }
+        return n
+    }
+}
+
+/// What `lib-server user add`'s flags ask for (`ServerFlags.userAdd`).
+struct UserAddOptions {
+    var name = ""
+    var database = ""
+    var role = Role.reader
+    var wantsHelp = false
+}

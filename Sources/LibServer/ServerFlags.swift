@@ -1,0 +1,102 @@
+import Foundation
+
+/// Every flag of lib-server, declared once. `ServerCommandLine` parses with
+/// these, `ServerUsage` prints them for `--help`, and `ServerManualPage`
+/// writes them into `man/lib-server.1` (`lib-server __man`; a test checks
+/// the committed page is what this list makes).
+enum ServerFlags {
+    static let serve = ServerCommandSyntax<ServeOptions>(
+        words: [],
+        summary: "Serves protocol v1 (docs/PROTOCOL.md). The first line on stdout is 'listening on http://HOST:PORT'.",
+        flags: [
+            ServerFlag(name: "db", short: nil, value: "PATH|URI",
+                       summary: "the database: an SQLite file, or postgresql://USER@HOST:PORT/DB",
+                       manual: """
+                           The database: an SQLite file, or a libpq connection URI such as \
+                           postgresql://lib-server@localhost:5432/library, for a database several servers share \
+                           (docs/DEPLOY.md). libpq reads a password from ~/.pgpass and the PG* environment variables, \
+                           as usual; never put one in the URI. Required.
+                           """, isRequired: true) { options, value in options.database = value },
+            ServerFlag(name: "listen", short: nil, value: "HOST:PORT",
+                       summary: "where to listen (127.0.0.1:8080); port 0 picks a free one",
+                       manual: """
+                           The address to listen on (default 127.0.0.1:8080); an IPv6 host is written in brackets, \
+                           as in [::1]:8080. Port 0 picks a free port.
+                           """) { options, value throws(ServerUsageError) in (options.host, options.port) = try ServeOptions.parseListen(value) },
+            ServerFlag(name: "demo", short: nil, value: nil,
+                       summary: "adds the demo users (alice, bob, carol) and books b-1 to b-20",
+                       manual: """
+                           Adds demonstration data: the librarians alice and bob and the reader carol, with passwords \
+                           alice-demo, bob-demo and carol-demo, and the books b-1 to b-20. For trying lib out; never \
+                           on a real library.
+                           """) { options, _ in options.demo = true },
+            ServerFlag(name: "book-schema", short: nil, value: "FILE",
+                       summary: "validates books with this JSON Schema (2020-12) and serves it",
+                       manual: """
+                           Validates books with this JSON Schema (2020-12) instead of the built-in one, and serves it \
+                           at GET /v1/schemas/book. A schema that cannot be read or applied stops the server before \
+                           it listens.
+                           """) { options, value throws(ServerUsageError) in options.bookSchema = try ServeOptions.loadBookSchema(value) },
+            ServerFlag(name: "max-connections-per-peer", short: nil, value: "N",
+                       summary: "how many connections one client address may hold open",
+                       manual: """
+                           How many connections one client address may hold open at once. Behind a reverse proxy \
+                           every client comes from the proxy's address: raise it, and let the proxy limit each client.
+                           """) { options, value throws(ServerUsageError) in
+                options.limits.maxConnectionsPerPeer = try ServeOptions.positive(value, for: "--max-connections-per-peer", wants: "a positive number")
+            },
+            ServerFlag(name: "session-lifetime", short: nil, value: "SECONDS",
+                       summary: "a token older than this is refused (401); 30 days by default",
+                       manual: """
+                           How long a sign-in lasts: a token older than that is refused (401), and lib asks its user \
+                           to sign in again. The default is 30 days (2592000).
+                           """) { options, value throws(ServerUsageError) in
+                options.sessionLifetime = TimeInterval(try ServeOptions.positive(value, for: "--session-lifetime", wants: "a positive number of seconds"))
+            },
+            ServerFlag(name: "fault", short: nil, value: "SPEC",
+                       summary: "for tests: misbehave as SPEC says (docs/FAULTS.md)",
+                       manual: """
+                           For tests only: makes the server misbehave as SPEC says (drop a connection, delay, answer \
+                           an error status; docs/FAULTS.md). May be given more than once. Faults come only from the \
+                           flags, never from the environment.
+                           """, isRepeatable: true) { options, value throws(ServerUsageError) in
+                do throws(FaultRuleError) { options.faults.append(try FaultRule(parsing: value)) } catch {
+                    throw ServerUsageError(error.description)
+                }
+            },
+            ServerFlag(name: "fault-control", short: nil, value: nil,
+                       summary: "for tests: clients may change the faults at /_test/faults",
+                       manual: "For tests only: lets clients change the faults in force at /_test/faults.") { options, _ in
+                options.faultControl = true
+            },
+            ServerFlag(name: "verbose", short: "v", value: nil,
+                       summary: "logs every request on standard error",
+                       manual: "Logs every request on standard error.") { options, _ in options.verbose = true },
+            ServerFlag(name: "help", short: "h", value: nil, summary: "prints this and exits",
+                       manual: "Prints the usage and exits.", endsParsing: true) { options, _ in options.request = .help },
+            ServerFlag(name: "version", short: nil, value: nil, summary: "prints the version and exits",
+                       manual: "Prints the version and exits.", endsParsing: true) { options, _ in options.request = .version },
+        ])
+
+    static let userAdd = ServerCommandSyntax<UserAddOptions>(
+        words: ["user", "add"],
+        summary: """
+            Adds a user, reading the password from standard input (a final newline is not part of it); \
+            a user of that name must not exist yet.
+            """,
+        operand: .init(placeholder: "NAME") { options, name in options.name = name },
+        flags: [
+            ServerFlag(name: "role", short: nil, value: "librarian|reader",
+                       summary: "a librarian may change books, a reader only read them (reader)",
+                       manual: "A librarian may change books, a reader only read them (default reader).") { options, value throws(ServerUsageError) in
+                guard let role = Role(rawValue: value) else { throw ServerUsageError("--role wants librarian or reader, not '\(value)'") }
+                options.role = role
+            },
+            ServerFlag(name: "db", short: nil, value: "PATH|URI", summary: "the database, as for serving",
+                       manual: "The database to add the user to, as for serving. Required.", isRequired: true) { options, value in
+                options.database = value
+            },
+            ServerFlag(name: "help", short: "h", value: nil, summary: "prints the usage and exits",
+                       manual: "Prints the usage and exits.", endsParsing: true) { options, _ in options.wantsHelp = true },
+        ])
+}
