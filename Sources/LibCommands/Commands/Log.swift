@@ -90,7 +90,7 @@ enum Log: Verb {
         var missing: String?
         if let path = options.path, !options.offline {
             do {
-                history = try serverHistory(path, workspace)
+                history = Array(try serverHistory(path, workspace).prefix(options.limit ?? Int.max))
             } catch let failure as CommandFailure {
                 missing = failure.message
             }
@@ -111,7 +111,7 @@ enum Log: Verb {
             if let history {
                 text += "\nServer history of \(key) (every user's changes), newest first:\n"
                 if history.isEmpty { text += "  the server never had it\n" }
-                for change in history.prefix(options.limit ?? Int.max) { text += "  " + PushedLogView.line(change) + "\n" }
+                for change in history { text += "  " + PushedLogView.line(change) + "\n" }
             } else if let missing {
                 text += "\nThe server history of \(key) is missing: \(TerminalText.escaped(missing))\n"
             }
