@@ -110,6 +110,25 @@ import TestSupport
         }
     }
 
+    @Test func newWithoutFieldsOpensTheEditorAsEditDoes() throws {
+        let server = try startDemoServer()
+        let alice = try LibHarness()
+        try alice.login("alice", to: server)
+        let scripts = try TemporaryDirectory("lib-e2e-editor")
+        try writeScript(scripts.file("title"), "sed -i 's/\\(\"id\": \"[0-9a-z]*\"\\)/\\1, \"title\": \"From the editor\"/' \"$1\"\n")
+        let made = try alice.lib(["new", "books"], environment: ["EDITOR": scripts.file("title"), "VISUAL": ""])
+        #expect(made.status == 0, "\(made)")
+        let path = made.stdout.trimmingCharacters(in: .newlines)
+        #expect(path.hasPrefix("books/") && path.count == "books/".count + 26, "\(made)")
+        try writeScript(scripts.file("noop"), "true\n")
+        let unchanged = try alice.lib(["new", "books"], environment: ["EDITOR": scripts.file("noop"), "VISUAL": ""])
+        #expect(unchanged.status == 0 && unchanged.stdout.isEmpty, "an untouched file saves nothing: \(unchanged)")
+        #expect(try alice.pending() == 1)
+        #expect(try alice.lib("push").status == 0)
+        let history = try serverHistory(server, book: String(path.dropFirst("books/".count)))
+        #expect(history.count == 1 && history[0].document?.contains("\"title\":\"From the editor\"") == true, "\(history)")
+    }
+
     @Test func aDryRunNamesThePendingWriteAndTheServerDoesNotMove() throws {
         let server = try startDemoServer()
         let alice = try LibHarness()

@@ -158,6 +158,24 @@ private func machineWithAPushedTitle() throws -> Machine {
     #expect(machine.lib("push", "-n", "--wait", "5").exitCode == .usage)
 }
 
+@Test func aDryRunNamesWhatWaitsBehindAConflict() throws {
+    let machine = try Machine()
+    defer { machine.verify() }
+    machine.signInWithDune()
+    #expect(machine.lib("edit", "books/b-7", "copies:=4").exitCode == .success)
+    machine.server.on("PUT", "/v1/books/b-7") { request in
+        Answers.preconditionFailed(request, id: "b-7", current: Fixtures.duneTheirs, etag: Fixtures.duneTheirsETag)
+    }
+    #expect(machine.lib("push").exitCode == .attention)
+    #expect(machine.lib("edit", "books/b-7", "title=Later").exitCode == .success)
+    let run = machine.lib("push", "-n")
+    #expect(run.exitCode == .success, "\(run)")
+    #expect(run.stdout.contains("-  PUT books/b-7 change copies=4: a conflict, waits for `lib resolve books/b-7`\n"), "\(run)")
+    #expect(run.stdout.contains("-  PUT books/b-7 change title=\"Later\": waits behind the conflict of books/b-7"), "\(run)")
+    #expect(run.stdout.hasSuffix("0 writes would be sent; 2 would wait for `lib resolve`.\n"), "\(run)")
+    #expect(machine.server.requests("PUT", "/v1/books/b-7").count == 1, "only the push's")
+}
+
 @Test func restoreIsDiscard() throws {
     let machine = try Machine()
     defer { machine.verify() }
