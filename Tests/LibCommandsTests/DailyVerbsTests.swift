@@ -98,6 +98,29 @@ private func machineWithAPushedTitle() throws -> Machine {
     #expect(try machine.outbox().first?.status == .conflict)
 }
 
+@Test func revertOfADeleteCreatesTheLastVersionAndOfThatCreateDeletesIt() throws {
+    let machine = try Machine()
+    defer { machine.verify() }
+    machine.signInWithDune()
+    #expect(machine.lib("edit", "books/b-7", "--delete").exitCode == .success)
+    machine.server.on("DELETE", "/v1/books/b-7") { request in Answers.deleted(request) }
+    #expect(machine.lib("push").exitCode == .success)
+    #expect(machine.lib("revert", "books/b-7").exitCode == .success)
+    machine.server.on("PUT", "/v1/books/b-7") { request in Answers.stored(request, etag: "\"3-r\"", status: 201) }
+    #expect(machine.lib("push").exitCode == .success)
+    let put = try #require(machine.server.requests("PUT", "/v1/books/b-7").first)
+    #expect(put.headers["If-None-Match"] == "*" && put.headers["If-Match"] == nil)
+    #expect(JSONValue.parsing(put.body) == Fixtures.dune, "the document as it was before the delete")
+
+    // The newest pushed write is now that create: its revert is a delete of the version it made.
+    #expect(machine.lib("revert", "books/b-7").exitCode == .success)
+    machine.server.on("DELETE", "/v1/books/b-7") { request in Answers.deleted(request) }
+    #expect(machine.lib("push").exitCode == .success)
+    #expect(machine.server.requests("DELETE", "/v1/books/b-7").last?.headers["If-Match"] == "\"3-r\"")
+    #expect(machine.lib("log").stdout.split(separator: "\n").dropFirst().map { $0.split(separator: " ", omittingEmptySubsequences: true)[1] }
+            == ["delete", "create", "delete"])
+}
+
 @Test func revertOfNothingPushedIsRefused() throws {
     let machine = try Machine()
     defer { machine.verify() }
