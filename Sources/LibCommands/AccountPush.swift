@@ -140,8 +140,7 @@ struct AccountPush {
                 guard case .failed(let failure) = stopped else {
                     return try finish(tally, store: store, problem: "Out of time; \(Self.saved(pending))", exitCode: .temporaryFailure)
                 }
-                let explanation = FailureExplanation.diagnose(failure, account: name, pendingWrites: pending,
-                                                              networkManager: SystemBusNetworkManager())
+                let explanation = workspace.context.diagnose(failure, account: name, pendingWrites: pending)
                 let code = explanation.exitCode
                 let stop: Stop = explanation.reason == .offline
                     ? .offline(host: failure.endpoint.host, port: UInt16(failure.endpoint.port))

@@ -78,7 +78,7 @@ struct AccountWorkspace {
 
     /// The user's sentence and exit code for a request that failed.
     func explain(_ failure: TransportFailure, pendingWrites: Int) -> CommandFailure {
-        let explanation = FailureExplanation.diagnose(failure, account: name, pendingWrites: pendingWrites)
+        let explanation = context.diagnose(failure, account: name, pendingWrites: pendingWrites)
         return CommandFailure(explanation.message, exitCode: explanation.exitCode,
                               reason: explanation.reason.token)
     }

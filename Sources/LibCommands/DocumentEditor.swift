@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSignals
 import LibCLI
 import LibJSON
 import LibBase
@@ -44,7 +45,7 @@ struct DocumentEditor {
         var lastRejected: String?
         while true {
             try Self.writePrivateFile(file, contents: Self.commented(notes) + body)
-            try run(on: file)
+            try run(on: file, in: directory.path)
             let saved = try Self.read(file)
             let header = Self.headerLineCount(saved)
             let edited = Self.blankingComments(saved)
@@ -81,7 +82,14 @@ struct DocumentEditor {
         return "vi"
     }
 
-    private func run(on file: String) throws {
+    /// Runs the editor and waits for it. Meanwhile Ctrl-C and Ctrl-\ are the
+    /// editor's (lib removes the file once it exits), and SIGTERM or SIGHUP
+    /// remove the file before they end lib.
+    private func run(on file: String, in directory: String) throws {
+        guard csignals_guard_temporary_file(file, directory) == 0 else {
+            throw CommandFailure("Couldn't prepare the editor's temporary file \(file); nothing was changed.")
+        }
+        defer { csignals_release_temporary_file() }
         let argv = ["/bin/sh", "-c", command + " \"$@\"", command, file]
         let envp = environment.map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
@@ -91,7 +99,17 @@ struct DocumentEditor {
             for pointer in cArgs { free(pointer) }
             for pointer in cEnv { free(pointer) }
         }
-        let spawned = posix_spawn(&pid, "/bin/sh", nil, nil, cArgs, cEnv)
+        // The editor gets the default SIGINT and SIGQUIT that lib ignores meanwhile.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGQUIT)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        let spawned = posix_spawn(&pid, "/bin/sh", nil, &attributes, cArgs, cEnv)
         guard spawned == 0 else {
             throw CommandFailure("Couldn't start the editor (\(command)): \(String(cString: strerror(spawned))); nothing was changed.")
         }

@@ -39,22 +39,24 @@ struct Resolution {
                 text += "\(Wording.writes(write.later.count).capitalizedFirst) of \(key) made on top of it also \(write.later.count == 1 ? "waits" : "wait").\n"
             }
             text += "Run `\(workspace.lib) resolve \(key) --edit` to fix it, or `\(workspace.lib) resolve \(key) --discard` to drop it.\n"
-            context.standardOutput.write(text)
+            context.standardOutput.write(context.standardOutput.fitted(text))
             return .attention
         }
         let sides = try Sides(write.item)
-        var text = "\(key) is in conflict for \(workspace.name): the server's copy changed after yours was based on it.\n"
-        if sides.mine == nil { text += "Mine deletes it.\n" }
-        if sides.theirs == nil { text += "Theirs: the server no longer has it (deleted).\n" }
-        text += "\n" + table(sides) + "\n"
+        var intro = "\(key) is in conflict for \(workspace.name): the server's copy changed after yours was based on it.\n"
+        if sides.mine == nil { intro += "Mine deletes it.\n" }
+        if sides.theirs == nil { intro += "Theirs: the server no longer has it (deleted).\n" }
+        var rest: String
         switch sides.merged(key) {
         case .clash(let why):
-            text += why + ".\n"
+            rest = why + ".\n"
         case .document, .theirs, .delete:
-            text += "No field clashes: run `\(workspace.lib) resolve \(key) --merge`, or choose with --mine, --theirs or --edit.\n"
+            rest = "No field clashes: run `\(workspace.lib) resolve \(key) --merge`, or choose with --mine, --theirs or --edit.\n"
         }
-        text += "\n" + ResolveChoices(key: key, sides: sides, later: write.later.count).text
-        context.standardOutput.write(text)
+        rest += "\n" + ResolveChoices(key: key, sides: sides, later: write.later.count).text
+        // The table fits by itself; the sentences are wrapped between words.
+        let output = context.standardOutput
+        output.write(output.fitted(intro) + "\n" + table(sides) + "\n" + output.fitted(rest))
         return .attention
     }
 
@@ -64,11 +66,12 @@ struct Resolution {
         func cell(_ object: JSONObject?, _ field: String, whenMissing: String) -> String {
             guard let object else { return whenMissing }
             guard let value = object[field] else { return "-" }
-            let text = value.serialized()
-            return text.count > 40 ? String(text.prefix(39)) + "…" : text
+            return value.serialized()
         }
         // On a terminal: clashing fields in red, my changes green, theirs cyan.
+        // Whole values, wrapped: two that differ only at their end must never look the same.
         var table = TextTable([.init("  FIELD", canShrink: false), .init("BASE"), .init("MINE"), .init("THEIRS")])
+        table.wrapsCells = true
         var marked = false
         for field in fields {
             let clash = FieldMerge.clashes(field, base: sides.base, mine: sides.mine, theirs: sides.theirs)

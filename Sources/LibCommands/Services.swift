@@ -24,8 +24,22 @@ public enum TransportFactoryKey: ServiceKey {
     public static let defaultValue: any TransportFactory = CurlTransportFactory()
 }
 
+/// NetworkManager as a failure's explanation asks it (portal, limited,
+/// connecting): the system bus, read only after a request has failed.
+public enum NetworkManagerKey: ServiceKey {
+    public static let defaultValue: any NetworkManagerSource = SystemBusNetworkManager()
+}
+
 extension CommandContext {
     var tokenStore: any TokenStore { services[TokenStoreKey.self] }
+
+    var networkManager: any NetworkManagerSource { services[NetworkManagerKey.self] }
+
+    /// The user's explanation of a failed request, with NetworkManager's view
+    /// when the failure may be the network's (every command, as push does).
+    func diagnose(_ failure: TransportFailure, account: String?, pendingWrites: Int) -> FailureExplanation {
+        FailureExplanation.diagnose(failure, account: account, pendingWrites: pendingWrites, networkManager: networkManager)
+    }
 
     /// A transport with the environment's settings (`LIB_CA_BUNDLE`) and,
     /// when given, a total timeout for each request.

@@ -58,6 +58,27 @@ import TestSupport
         #expect(shown.stdout.split(whereSeparator: \.isWhitespace) == piped.stderr.split(whereSeparator: \.isWhitespace), "\(shown)")
     }
 
+    @Test(arguments: [40, 80])
+    func resolvesViewShowsClashingValuesWholeWithinTheWidth(columns: Int) throws {
+        let server = try startDemoServer()
+        let alice = try LibHarness()
+        try alice.login("alice", to: server)
+        try alice.cache(["books/b-7"], from: server, as: "alice")
+        let bob = try LibHarness()
+        try bob.login("bob", to: server)
+        #expect(try bob.lib("edit", "books/b-7", "title=The Remains of the Day (3rd ed.)", "--push").status == 0)
+        #expect(try alice.lib("edit", "books/b-7", "title=The Remains of the Day (2nd ed.)").status == 0)
+        #expect(try alice.lib("push").status == 3)
+
+        let view = try alice.onTerminal("resolve books/b-7", columns: columns, environment: ["NO_COLOR": "1"])
+        #expect(view.status == 3, "\(view)")
+        let lines = view.stdout.replacingOccurrences(of: "\r", with: "").split(separator: "\n")
+        for line in lines { #expect(line.count <= columns, "\(line.count) columns: '\(line)'") }
+        // Cut to fit, both titles read "The Remains of the D…"; whole, they differ.
+        #expect(view.stdout.contains("2nd") && view.stdout.contains("3rd"), "\(view)")
+        #expect(!view.stdout.contains("…"), "nothing cut: \(view)")
+    }
+
     @Test(arguments: ["dumb", ""])
     func aTerminalThatCannotPageGetsNoPager(term: String) throws {
         let server = try startDemoServer()

@@ -34,6 +34,34 @@ struct NetworkManagerPushTests {
         #expect(full.status == 75 && full.stderr.hasPrefix("lib: Couldn't reach 127.0.0.1:\(server.port): connection refused"), "\(full)")
     }
 
+    /// Every command that fails on the network explains it as push does
+    /// (issue 24): get, an edit that must fetch, login, doctor.
+    @Test func everyCommandThatFailsOnTheNetworkNamesThePortal() throws {
+        let nm = try MockNetworkManager()
+        let server = try startDemoServer()
+        let alice = try LibHarness()
+        alice.extraEnvironment["DBUS_SYSTEM_BUS_ADDRESS"] = nm.address
+        try alice.login("alice", to: server)
+        #expect(try alice.lib("get", "books/b-7").status == 0)
+        #expect(try alice.lib("status", "--prompt").status == 0)
+        #expect(nm.propertyReads == 0, "NetworkManager asked before any failure:\n\(nm.calls)")
+        server.stop()
+        try nm.setConnectivity(.portal)
+        let portal = "NetworkManager reports a captive portal: sign in to the network."
+        let fresh = try alice.lib("get", "books/b-7", "--fresh")
+        #expect(fresh.status == 75 && fresh.stderr.contains(portal), "\(fresh)")
+        let fallback = try alice.lib("get", "books/b-7")
+        #expect(fallback.status == 0 && fallback.stderr.contains("Showing the copy") && fallback.stderr.contains(portal), "\(fallback)")
+        let unseen = try alice.lib("edit", "books/b-9", "copies:=1")
+        #expect(unseen.status == 75 && unseen.stderr.contains(portal), "\(unseen)")
+        let login = try alice.lib("login", server.baseURL, "--user", "bob", "--password-stdin", stdin: "bob-demo\n")
+        #expect(login.status == 75 && login.stderr.contains(portal), "\(login)")
+        // The prompt never asks NetworkManager, even now.
+        let reads = nm.propertyReads
+        #expect(try alice.lib("status", "--prompt").status == 0)
+        #expect(nm.propertyReads == reads, "\(nm.calls)")
+    }
+
     @Test func pushWaitDoesNotRetryIntoAPortalAndPushesOnceConnectivityIsFull() throws {
         let nm = try MockNetworkManager()
         let dir = try TemporaryDirectory("lib-e2e-server")

@@ -73,6 +73,41 @@ import TestSupport
         _ = _server
     }
 
+    /// The snippets pick the account exactly as lib would from that shell: a
+    /// LIB_ACCOUNT that is not exported never reaches lib, so it does not
+    /// choose the segment either (issue 24); and they print nothing on stderr.
+    @Test func theSnippetsChooseTheAccountAsLibWould() throws {
+        let server = try startDemoServer()
+        let device = try LibHarness()
+        try device.login("bob", to: server)
+        try device.login("alice", to: server)
+        let bob = device.account("bob", on: server)
+        #expect(try device.lib("edit", "books/x-1", "--create", "title=A").status == 0)
+        #expect(try device.lib("-A", bob, "edit", "books/x-2", "--create", "title=B").status == 0)
+        #expect(try device.lib("-A", bob, "edit", "books/x-3", "--create", "title=C").status == 0)
+        let lines = [
+            ("/bin/bash", ["--norc", "--noprofile", "-c"], "PS1='$ '; . \(snippets)/lib-prompt.bash; eval \"$PROMPT_COMMAND\"; echo \"${PS1@P}\""),
+            ("/usr/bin/zsh", ["-f", "-c"], "PROMPT='$ '; source \(snippets)/lib-prompt.zsh; __lib_prompt_update; print -rP -- \"$PROMPT\""),
+            ("/usr/bin/fish", ["--no-config", "-c"], "function fish_prompt; echo -n '$ '; end; source \(snippets)/lib-prompt.fish; fish_prompt; echo"),
+        ]
+        for (shell, flags, script) in lines {
+            var environment = device.environment
+            environment["LANG"] = "C"
+            environment["LC_ALL"] = nil
+            let setVariable = shell.hasSuffix("fish") ? "set LIB_ACCOUNT \(bob); " : "LIB_ACCOUNT=\(bob); "
+            let exportVariable = shell.hasSuffix("fish") ? "set -x LIB_ACCOUNT \(bob); " : "export LIB_ACCOUNT=\(bob); "
+            let unexported = try CommandRunner.run(shell, flags + [setVariable + script], environment: environment)
+            // The account in effect first, then the other one with writes waiting (issue 26).
+            #expect(unexported.stdout == "(alice +1 | bob +2) $ \n" && unexported.stderr.isEmpty, "\(shell): \(unexported)")
+            let exported = try CommandRunner.run(shell, flags + [exportVariable + script], environment: environment)
+            #expect(exported.stdout == "(bob +2 | alice +1) $ \n" && exported.stderr.isEmpty, "\(shell): \(exported)")
+            // What lib itself says from that shell agrees.
+            let asLib = try CommandRunner.run(shell, flags + [setVariable + "lib status --prompt"],
+                                              environment: environment.merging(["PATH": BuiltProducts.directory.path + ":/usr/bin:/bin"]) { $1 })
+            #expect(asLib.stdout == "alice +1 | bob +2\n", "\(shell): \(asLib)")
+        }
+    }
+
     /// A prompt file lib would never write (lib escapes names, and checks
     /// them at login), planted by hand: the snippets in real shells still
     /// show no control character, obey no zsh `%` code and evaluate nothing

@@ -1,6 +1,7 @@
 # lib's prompt segment for bash: what waits on this device for the account in
-# effect (LIB_ACCOUNT, else the current one), e.g. "alice ↑3 ≠1", then the
-# other accounts with writes waiting ("alice ↑3 ≠1 · bob ↑1"), nothing when
+# effect (an exported LIB_ACCOUNT, else the current one: what lib itself
+# would act on from this shell), e.g. "alice ↑3 ≠1", then the other accounts
+# with writes waiting ("alice ↑3 ≠1 · bob ↑1"), nothing when
 # nothing waits. Add to ~/.bashrc:
 #
 #     . /usr/local/share/lib/prompt/lib-prompt.bash
@@ -11,24 +12,34 @@
 # Only when the file is missing (a change was interrupted) does it run
 # `lib status --prompt`, which also writes the file again.
 
+# REPLY: the variable NAME as lib would see it in this shell: only an
+# exported variable reaches lib.
+__lib_prompt_env() {
+  if [[ ${!1@a} == *x* ]]; then REPLY=${!1}; else REPLY=; fi
+}
+
 __lib_prompt_update() {
-  local config data name file utf8 ascii
-  if [[ -n $LIB_HOME ]]; then
-    config=$LIB_HOME/config data=$LIB_HOME/data
+  local config data name file utf8 ascii home xdg_config xdg_data account REPLY
+  __lib_prompt_env LIB_HOME; home=$REPLY
+  __lib_prompt_env XDG_CONFIG_HOME; xdg_config=$REPLY
+  __lib_prompt_env XDG_DATA_HOME; xdg_data=$REPLY
+  __lib_prompt_env LIB_ACCOUNT; account=$REPLY
+  if [[ -n $home ]]; then
+    config=$home/config data=$home/data
   else
-    [[ $XDG_CONFIG_HOME == /* ]] && config=$XDG_CONFIG_HOME/lib || config=$HOME/.config/lib
-    [[ $XDG_DATA_HOME == /* ]] && data=$XDG_DATA_HOME/lib || data=$HOME/.local/share/lib
+    [[ $xdg_config == /* ]] && config=$xdg_config/lib || config=$HOME/.config/lib
+    [[ $xdg_data == /* ]] && data=$xdg_data/lib || data=$HOME/.local/share/lib
   fi
   LIB_PROMPT=
-  if [[ -n $LIB_ACCOUNT ]]; then
-    name=$LIB_ACCOUNT
+  if [[ -n $account ]]; then
+    name=$account
     if [[ ! -d $data/accounts/$name ]]; then
       # A prefix, as `lib -A` takes it: it must name one account.
-      local matches=("$data/accounts/$LIB_ACCOUNT"*)
+      local matches=("$data/accounts/$account"*)
       if (( ${#matches[@]} == 1 )) && [[ -d ${matches[0]} ]]; then name=${matches[0]##*/}; else name=; fi
     fi
   elif [[ -f $config/current ]]; then
-    IFS= read -r name < "$config/current"
+    { IFS= read -r name; } 2>/dev/null < "$config/current"
   else
     return 0
   fi
@@ -38,7 +49,8 @@ __lib_prompt_update() {
     *[Uu][Tt][Ff]-8* | *[Uu][Tt][Ff]8*) unicode=yes ;;
   esac
   if [[ -n $name && -f $file ]]; then
-    { IFS= read -r utf8; IFS= read -r ascii; } < "$file"
+    # Nothing on stderr at a prompt, ever (an unreadable file shows nothing).
+    { IFS= read -r utf8; IFS= read -r ascii; } 2>/dev/null < "$file"
     [[ $unicode == yes ]] && LIB_PROMPT=$utf8 || LIB_PROMPT=$ascii
     # The other accounts with writes waiting, from their own prompt files,
     # as `lib status --prompt` composes them: "alice ↑2 · bob ↑1", at most
@@ -53,7 +65,7 @@ __lib_prompt_update() {
         continue
       fi
       utf8= ascii=
-      { IFS= read -r utf8; IFS= read -r ascii; } < "${dir}prompt"
+      { IFS= read -r utf8; IFS= read -r ascii; } 2>/dev/null < "${dir}prompt"
       [[ $unicode == yes ]] && other=$utf8 || other=$ascii
       [[ -n $other ]] || continue
       if (( shown < 2 )); then rest+=" $sep $other"; (( shown++ )); else (( more++ )); fi

@@ -1,6 +1,7 @@
 # lib's prompt segment for fish: what waits on this device for the account in
-# effect (LIB_ACCOUNT, else the current one), e.g. "alice ↑3 ≠1", then the
-# other accounts with writes waiting ("alice ↑3 ≠1 · bob ↑1"), nothing when
+# effect (an exported LIB_ACCOUNT, else the current one: what lib itself
+# would act on from this shell), e.g. "alice ↑3 ≠1", then the other accounts
+# with writes waiting ("alice ↑3 ≠1 · bob ↑1"), nothing when
 # nothing waits. Add to ~/.config/fish/config.fish:
 #
 #     source /usr/local/share/lib/prompt/lib-prompt.fish
@@ -12,26 +13,31 @@
 # `lib status --prompt`, which writes it again.
 
 function lib_prompt --description "lib's prompt segment: writes waiting on this device"
+    # Only exported variables reach lib: read what lib would see.
+    set -l home; set -qx LIB_HOME; and set home $LIB_HOME
+    set -l xdg_config; set -qx XDG_CONFIG_HOME; and set xdg_config $XDG_CONFIG_HOME
+    set -l xdg_data; set -qx XDG_DATA_HOME; and set xdg_data $XDG_DATA_HOME
+    set -l account; set -qx LIB_ACCOUNT; and set account $LIB_ACCOUNT
     set -l config $HOME/.config/lib
     set -l data $HOME/.local/share/lib
-    if test -n "$LIB_HOME"
-        set config $LIB_HOME/config
-        set data $LIB_HOME/data
+    if test -n "$home"
+        set config $home/config
+        set data $home/data
     else
-        string match -q '/*' -- "$XDG_CONFIG_HOME"; and set config $XDG_CONFIG_HOME/lib
-        string match -q '/*' -- "$XDG_DATA_HOME"; and set data $XDG_DATA_HOME/lib
+        string match -q '/*' -- "$xdg_config"; and set config $xdg_config/lib
+        string match -q '/*' -- "$xdg_data"; and set data $xdg_data/lib
     end
     set -l name
-    if test -n "$LIB_ACCOUNT"
-        set name $LIB_ACCOUNT
+    if test -n "$account"
+        set name $account
         if not test -d $data/accounts/$name
             # A prefix, as `lib -A` takes it: it must name one account.
-            set -l matches $data/accounts/$LIB_ACCOUNT*/
+            set -l matches $data/accounts/$account*/
             set name
             test (count $matches) -eq 1; and set name (string replace -r '.*/([^/]+)/$' '$1' -- $matches[1])
         end
     else if test -f $config/current
-        read -l current < $config/current; and set name $current
+        read -l current < $config/current 2>/dev/null; and set name $current
     else
         return 0
     end
@@ -83,8 +89,10 @@ function lib_prompt --description "lib's prompt segment: writes waiting on this 
     end
 end
 
-# Line N of a prompt file (empty when the file has fewer lines).
+# Line N of a prompt file (empty when the file has fewer lines, or cannot
+# be read: nothing on stderr at a prompt, ever).
 function __lib_prompt_line
+    test -r $argv[1]; or return 0
     set -l lines
     while read -l line
         set -a lines $line

@@ -1,6 +1,7 @@
 # lib's prompt segment for zsh: what waits on this device for the account in
-# effect (LIB_ACCOUNT, else the current one), e.g. "alice ↑3 ≠1", then the
-# other accounts with writes waiting ("alice ↑3 ≠1 · bob ↑1"), nothing when
+# effect (an exported LIB_ACCOUNT, else the current one: what lib itself
+# would act on from this shell), e.g. "alice ↑3 ≠1", then the other accounts
+# with writes waiting ("alice ↑3 ≠1 · bob ↑1"), nothing when
 # nothing waits. Add to ~/.zshrc:
 #
 #     source /usr/local/share/lib/prompt/lib-prompt.zsh
@@ -11,25 +12,35 @@
 # no process starts at a prompt. Only when the file is missing (a change was
 # interrupted) does it run `lib status --prompt`, which writes it again.
 
+# REPLY: the parameter NAME as lib would see it in this shell: only an
+# exported one reaches lib.
+__lib_prompt_env() {
+  if [[ ${(tP)1} == *export* ]]; then REPLY=${(P)1}; else REPLY=; fi
+}
+
 __lib_prompt_update() {
   emulate -L zsh
-  local config data name file utf8 ascii
-  if [[ -n $LIB_HOME ]]; then
-    config=$LIB_HOME/config data=$LIB_HOME/data
+  local config data name file utf8 ascii home xdg_config xdg_data account REPLY
+  __lib_prompt_env LIB_HOME; home=$REPLY
+  __lib_prompt_env XDG_CONFIG_HOME; xdg_config=$REPLY
+  __lib_prompt_env XDG_DATA_HOME; xdg_data=$REPLY
+  __lib_prompt_env LIB_ACCOUNT; account=$REPLY
+  if [[ -n $home ]]; then
+    config=$home/config data=$home/data
   else
-    [[ $XDG_CONFIG_HOME == /* ]] && config=$XDG_CONFIG_HOME/lib || config=$HOME/.config/lib
-    [[ $XDG_DATA_HOME == /* ]] && data=$XDG_DATA_HOME/lib || data=$HOME/.local/share/lib
+    [[ $xdg_config == /* ]] && config=$xdg_config/lib || config=$HOME/.config/lib
+    [[ $xdg_data == /* ]] && data=$xdg_data/lib || data=$HOME/.local/share/lib
   fi
   typeset -g LIB_PROMPT=
-  if [[ -n $LIB_ACCOUNT ]]; then
-    name=$LIB_ACCOUNT
+  if [[ -n $account ]]; then
+    name=$account
     if [[ ! -d $data/accounts/$name ]]; then
       # A prefix, as `lib -A` takes it: it must name one account.
-      local -a matches=("$data/accounts/$LIB_ACCOUNT"*(N/))
+      local -a matches=("$data/accounts/$account"*(N/))
       (( ${#matches} == 1 )) && name=${matches[1]:t} || name=
     fi
   elif [[ -f $config/current ]]; then
-    IFS= read -r name < "$config/current"
+    { IFS= read -r name; } 2>/dev/null < "$config/current"
   else
     return 0
   fi
@@ -39,7 +50,8 @@ __lib_prompt_update() {
     (*[Uu][Tt][Ff]-8* | *[Uu][Tt][Ff]8*) unicode=yes ;;
   esac
   if [[ -n $name && -f $file ]]; then
-    { IFS= read -r utf8; IFS= read -r ascii; } < "$file"
+    # Nothing on stderr at a prompt, ever (an unreadable file shows nothing).
+    { IFS= read -r utf8; IFS= read -r ascii; } 2>/dev/null < "$file"
     [[ $unicode == yes ]] && LIB_PROMPT=$utf8 || LIB_PROMPT=$ascii
     # The other accounts with writes waiting, from their own prompt files,
     # as `lib status --prompt` composes them: "alice ↑2 · bob ↑1", at most
@@ -57,7 +69,7 @@ __lib_prompt_update() {
         continue
       fi
       utf8= ascii=
-      { IFS= read -r utf8; IFS= read -r ascii; } < "$dir/prompt"
+      { IFS= read -r utf8; IFS= read -r ascii; } 2>/dev/null < "$dir/prompt"
       [[ $unicode == yes ]] && other=$utf8 || other=$ascii
       [[ -n $other ]] || continue
       if (( shown < 2 )); then rest+=" $sep $other"; (( shown++ )); else (( more++ )); fi

@@ -15,4 +15,13 @@ int csignals_drain(int descriptor);
 /// Whether SIGTERM, SIGINT or SIGHUP is pending (blocked and not yet read).
 int csignals_stop_pending(void);
 
+/// While an editor runs on `file` (in `directory`): lib ignores SIGINT and
+/// SIGQUIT, which the editor at the terminal gets too and decides on (lib
+/// cleans up once it exits), and SIGTERM or SIGHUP remove the file and the
+/// directory before they end lib as they would have. 0, or -errno.
+int csignals_guard_temporary_file(const char *file, const char *directory);
+
+/// Puts back the handlers `csignals_guard_temporary_file` replaced.
+void csignals_release_temporary_file(void);
+
 #endif

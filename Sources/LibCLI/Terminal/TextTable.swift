@@ -1,7 +1,10 @@
+import LibBase
+
 /// A table of text for a terminal: a header and rows in aligned columns,
 /// two spaces apart, fitted to a width by shortening the widest columns
-/// that may shrink, with an ellipsis where text was cut; styles are applied
-/// after the layout so that escapes never count as width.
+/// that may shrink, with an ellipsis where text was cut (or, with
+/// `wrapsCells`, the text continued on the row's next lines, whole); styles
+/// are applied after the layout so that escapes never count as width.
 public struct TextTable: Sendable {
     public struct Column: Sendable {
         public let title: String
@@ -34,6 +37,9 @@ public struct TextTable: Sendable {
 
     public let columns: [Column]
     public var rows: [[Cell]] = []
+    /// A cell wider than its column goes on over the row's next lines
+    /// instead of being cut: for values that must be read whole.
+    public var wrapsCells = false
 
     public init(_ columns: [Column]) {
         self.columns = columns
@@ -48,21 +54,43 @@ public struct TextTable: Sendable {
         let widths = columnWidths(fitting: width)
         let header = columns.map { Cell($0.title, .bold) }
         return ([header] + rows).map { row in
-            var line = ""
-            var pendingSpaces = 0
-            for (index, columnWidth) in widths.enumerated() {
-                let cell = index < row.count ? row[index] : Cell("")
-                let text = Self.truncate(cell.text, to: columnWidth)
-                let shown = Self.width(of: text)
-                if shown > 0 {
-                    line += String(repeating: " ", count: pendingSpaces) + painter.paint(text, cell.style)
-                    pendingSpaces = columnWidth - shown + 2
-                } else {
-                    pendingSpaces += columnWidth + 2
-                }
+            let cells = widths.indices.map { index in index < row.count ? row[index] : Cell("") }
+            let pieces = zip(cells, widths).map { cell, columnWidth in
+                wrapsCells ? Self.wrap(cell.text, to: columnWidth) : [Self.truncate(cell.text, to: columnWidth)]
             }
-            return line + "\n"
+            return (0..<(pieces.map(\.count).max() ?? 1)).map { lineIndex in
+                var line = ""
+                var pendingSpaces = 0
+                for (index, columnWidth) in widths.enumerated() {
+                    let text = lineIndex < pieces[index].count ? pieces[index][lineIndex] : ""
+                    let shown = Self.width(of: text)
+                    if shown > 0 {
+                        line += String(repeating: " ", count: pendingSpaces) + painter.paint(text, cells[index].style)
+                        pendingSpaces = columnWidth - shown + 2
+                    } else {
+                        pendingSpaces += columnWidth + 2
+                    }
+                }
+                return line + "\n"
+            }.joined()
         }.joined()
+    }
+
+    /// `text` in pieces of at most `width` columns, broken after a space
+    /// when one is near enough, else inside the text.
+    static func wrap(_ text: String, to width: Int) -> [String] {
+        guard width > 0, text.count > width else { return [text] }
+        var pieces: [String] = []
+        var rest = Substring(text)
+        while rest.count > width {
+            let window = rest.prefix(width)
+            let cut = window.lastIndex(of: " ").map { rest.index(after: $0) }
+                .flatMap { rest.distance(from: rest.startIndex, to: $0) > width / 2 ? $0 : nil } ?? window.endIndex
+            pieces.append(String(rest[..<cut]).trimmingTrailingSpaces())
+            rest = rest[cut...]
+        }
+        if !rest.isEmpty { pieces.append(String(rest)) }
+        return pieces
     }
 
     /// Each column's natural width, then the widest shrinkable ones cut down

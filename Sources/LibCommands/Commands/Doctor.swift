@@ -260,7 +260,7 @@ enum Doctor: Verb {
         do {
             response = try api.send("GET", "/v1/me")
         } catch {
-            let explanation = FailureExplanation.diagnose(error, account: workspace.name, pendingWrites: 0)
+            let explanation = workspace.context.diagnose(error, account: workspace.name, pendingWrites: 0)
             return [.problem("server", account: workspace.name, "\(origin.hostAndPort): network path \(path); \(explanation.message)",
                              fix: nil, explanation.exitCode)]
         }
@@ -273,7 +273,7 @@ enum Doctor: Verb {
             checks.append(.problem("server", account: workspace.name, "\(origin.hostAndPort) rejected the token (401)",
                                    fix: "run `lib login \(origin)`", .authentication))
         } else if let failure = api.failure(for: response) {
-            let explanation = FailureExplanation.diagnose(failure, account: workspace.name, pendingWrites: 0)
+            let explanation = workspace.context.diagnose(failure, account: workspace.name, pendingWrites: 0)
             checks.append(.problem("server", account: workspace.name, "\(origin.hostAndPort): \(explanation.message)",
                                    fix: nil, explanation.exitCode))
         } else {

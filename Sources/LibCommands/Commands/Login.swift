@@ -100,7 +100,7 @@ enum Login: Verb {
             else { throw CommandFailure("\(server.hostAndPort) answered GET /v1/me with something lib cannot read (\(answer.status))") }
             me = json
         } catch let failure as TransportFailure {
-            throw explain(failure, server: server)
+            throw explain(failure, server: server, context)
         }
         // The name becomes a directory and is shown at every prompt: one
         // that breaks the server's own rule is refused before anything is
@@ -222,7 +222,7 @@ enum Login: Verb {
             }
             return token
         } catch let failure as TransportFailure {
-            throw explain(failure, server: server)
+            throw explain(failure, server: server, context)
         }
     }
 
@@ -260,8 +260,8 @@ enum Login: Verb {
         return try workspace.setAside.restore(into: store, identityKey: workspace.identityKey)
     }
 
-    private static func explain(_ failure: TransportFailure, server: ServerOrigin) -> CommandFailure {
-        let explanation = FailureExplanation.diagnose(failure, account: nil, pendingWrites: 0)
+    private static func explain(_ failure: TransportFailure, server: ServerOrigin, _ context: CommandContext) -> CommandFailure {
+        let explanation = context.diagnose(failure, account: nil, pendingWrites: 0)
         return CommandFailure(explanation.message, exitCode: explanation.exitCode)
     }
 }
