@@ -26,7 +26,7 @@ _lib_complete_value() {
         accounts) mapfile -t values < <(command lib __complete accounts 2>/dev/null) ;;
         paths) mapfile -t values < <(command lib __complete paths "${word#"$lead"}" 2>/dev/null) ;;
         fields) mapfile -t values < <(command lib __complete fields "${word#"$lead"}" 2>/dev/null) ;;
-        commands) values=(login logout switch get edit push status diff discard resolve doctor completion help) ;;
+        commands) values=(login logout switch get edit new push status diff discard restore log revert resolve doctor completion help) ;;
         words:*) read -ra values <<<"${kind#words:}" ;;
         *) COMPREPLY=(); return ;;
     esac
@@ -47,11 +47,16 @@ _lib_option_kind() {
         get:--timeout) _lib_kind='none' ;;
         get:-A|get:--account) _lib_kind='accounts' ;;
         edit:-A|edit:--account) _lib_kind='accounts' ;;
+        new:-A|new:--account) _lib_kind='accounts' ;;
         push:--wait) _lib_kind='none' ;;
         push:-A|push:--account) _lib_kind='accounts' ;;
         status:-A|status:--account) _lib_kind='accounts' ;;
         diff:-A|diff:--account) _lib_kind='accounts' ;;
         discard:-A|discard:--account) _lib_kind='accounts' ;;
+        restore:-A|restore:--account) _lib_kind='accounts' ;;
+        log:-n|log:--max-count) _lib_kind='none' ;;
+        log:-A|log:--account) _lib_kind='accounts' ;;
+        revert:-A|revert:--account) _lib_kind='accounts' ;;
         resolve:-A|resolve:--account) _lib_kind='accounts' ;;
         doctor:-A|doctor:--account) _lib_kind='accounts' ;;
         completion:-A|completion:--account) _lib_kind='accounts' ;;
@@ -88,6 +93,11 @@ _lib_argument_kind() {
                 0) _lib_kind='paths' ;;
                 *) _lib_kind='fields' ;;
             esac ;;
+        new)
+            case $2 in
+                0) _lib_kind='paths' ;;
+                *) _lib_kind='fields' ;;
+            esac ;;
         diff)
             case $2 in
                 0) _lib_kind='paths' ;;
@@ -96,6 +106,20 @@ _lib_argument_kind() {
         discard)
             case $2 in
                 *) _lib_kind='paths' ;;
+            esac ;;
+        restore)
+            case $2 in
+                *) _lib_kind='paths' ;;
+            esac ;;
+        log)
+            case $2 in
+                0) _lib_kind='paths' ;;
+                *) return 1 ;;
+            esac ;;
+        revert)
+            case $2 in
+                0) _lib_kind='paths' ;;
+                *) return 1 ;;
             esac ;;
         resolve)
             case $2 in
@@ -124,10 +148,14 @@ _lib_options_of() {
         switch) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         get) _lib_options=(--offline --fresh --timeout -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         edit) _lib_options=(--create --delete --push -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
-        push) _lib_options=(--wait --watch --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        new) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        push) _lib_options=(--wait --watch --all -n --dry-run -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         status) _lib_options=(-s --short --porcelain --prompt --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         diff) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         discard) _lib_options=(--all --force --yes -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        restore) _lib_options=(--all --force --yes -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        log) _lib_options=(-n --max-count --offline -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        revert) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         resolve) _lib_options=(--mine --theirs --whole --merge --edit --discard --yes -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         doctor) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         completion) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;

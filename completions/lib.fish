@@ -62,7 +62,7 @@ end
 # Succeeds when option $argv[2] of command $argv[1] takes a separate value.
 function __lib_takes_value
     switch "$argv[1] $argv[2]"
-        case 'login --user' 'login -A' 'login --account' 'logout -A' 'logout --account' 'switch -A' 'switch --account' 'get --timeout' 'get -A' 'get --account' 'edit -A' 'edit --account' 'push --wait' 'push -A' 'push --account' 'status -A' 'status --account' 'diff -A' 'diff --account' 'discard -A' 'discard --account' 'resolve -A' 'resolve --account' 'doctor -A' 'doctor --account' 'completion -A' 'completion --account' 'help -A' 'help --account'
+        case 'login --user' 'login -A' 'login --account' 'logout -A' 'logout --account' 'switch -A' 'switch --account' 'get --timeout' 'get -A' 'get --account' 'edit -A' 'edit --account' 'new -A' 'new --account' 'push --wait' 'push -A' 'push --account' 'status -A' 'status --account' 'diff -A' 'diff --account' 'discard -A' 'discard --account' 'restore -A' 'restore --account' 'log -n' 'log --max-count' 'log -A' 'log --account' 'revert -A' 'revert --account' 'resolve -A' 'resolve --account' 'doctor -A' 'doctor --account' 'completion -A' 'completion --account' 'help -A' 'help --account'
             return 0
     end
     return 1
@@ -83,10 +83,14 @@ complete -c lib -n 'not __lib_command' -a logout -d 'Sign out; set unsent writes
 complete -c lib -n 'not __lib_command' -a switch -d 'Choose the current account, or list accounts'
 complete -c lib -n 'not __lib_command' -a get -d 'Print a resource, fresh or from the cache'
 complete -c lib -n 'not __lib_command' -a edit -d 'Change a resource; the change waits in the outbox'
+complete -c lib -n 'not __lib_command' -a new -d 'Make a new document, with an id made here'
 complete -c lib -n 'not __lib_command' -a push -d 'Send pending writes to the server, in order'
 complete -c lib -n 'not __lib_command' -a status -d 'Show pending writes, conflicts and the account'
 complete -c lib -n 'not __lib_command' -a diff -d 'Show what pending writes change, field by field'
 complete -c lib -n 'not __lib_command' -a discard -d 'Take back pending writes'
+complete -c lib -n 'not __lib_command' -a restore -d 'Take back pending writes (the same as discard)'
+complete -c lib -n 'not __lib_command' -a log -d 'Show what this device pushed, and a book\'s history'
+complete -c lib -n 'not __lib_command' -a revert -d 'Undo your last pushed change, as a new write'
 complete -c lib -n 'not __lib_command' -a resolve -d 'List conflicts, or settle one'
 complete -c lib -n 'not __lib_command' -a doctor -d 'Check the bus, keyring, tokens, stores and servers'
 complete -c lib -n 'not __lib_command' -a completion -d 'Print a shell completion script'
@@ -150,10 +154,21 @@ complete -c lib -n '__lib_using edit' -l no-color -d 'Never colour the output'
 complete -c lib -n '__lib_at_argument edit 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'Resource path, such as books/b-7'
 complete -c lib -n '__lib_at_argument edit 2+' -a '(lib __complete fields (commandline -ct) 2>/dev/null)' -d 'Set FIELD to a string, or to any JSON value'
 
+# lib new
+complete -c lib -n '__lib_using new' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using new' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using new' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using new' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using new' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using new' -l no-color -d 'Never colour the output'
+complete -c lib -n '__lib_at_argument new 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'Where the document goes, such as books'
+complete -c lib -n '__lib_at_argument new 2+' -a '(lib __complete fields (commandline -ct) 2>/dev/null)' -d 'Set FIELD to a string, or to any JSON value'
+
 # lib push
 complete -c lib -n '__lib_using push; and not __fish_seen_argument -l watch' -l wait -x -d 'Keep trying for up to DURATION in all (for cron)'
 complete -c lib -n '__lib_using push; and not __fish_seen_argument -l wait' -l watch -d 'Run until stopped, pushing each write soon after it is saved (for a service)'
 complete -c lib -n '__lib_using push' -l all -d 'Push every signed-in account, each with its own token'
+complete -c lib -n '__lib_using push' -s n -l dry-run -d 'Print what would be sent, in order; send and change nothing'
 complete -c lib -n '__lib_using push' -s h -l help -d 'Show help and exit'
 complete -c lib -n '__lib_using push' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
 complete -c lib -n '__lib_using push' -l json -d 'Print one JSON document instead of text'
@@ -193,6 +208,38 @@ complete -c lib -n '__lib_using discard' -s q -l quiet -d 'Print nothing but pro
 complete -c lib -n '__lib_using discard' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using discard' -l no-color -d 'Never colour the output'
 complete -c lib -n '__lib_at_argument discard 1+' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'A document whose writes to take back, such as books/b-7'
+
+# lib restore
+complete -c lib -n '__lib_using restore' -l all -d 'Take back every write of the account'
+complete -c lib -n '__lib_using restore' -l force -d 'Also take back writes sent without an answer'
+complete -c lib -n '__lib_using restore' -l yes -d 'Do not ask before --all'
+complete -c lib -n '__lib_using restore' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using restore' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using restore' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using restore' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using restore' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using restore' -l no-color -d 'Never colour the output'
+complete -c lib -n '__lib_at_argument restore 1+' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'A document whose writes to take back, such as books/b-7'
+
+# lib log
+complete -c lib -n '__lib_using log' -s n -l max-count -x -d 'Show at most N writes (and N versions)'
+complete -c lib -n '__lib_using log' -l offline -d 'With PATH: leave out the server history; never touch the network'
+complete -c lib -n '__lib_using log' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using log' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using log' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using log' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using log' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using log' -l no-color -d 'Never colour the output'
+complete -c lib -n '__lib_at_argument log 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'A document, such as books/b-7: its writes, and its server history'
+
+# lib revert
+complete -c lib -n '__lib_using revert' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using revert' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using revert' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using revert' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using revert' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using revert' -l no-color -d 'Never colour the output'
+complete -c lib -n '__lib_at_argument revert 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'A document whose last pushed change to undo, such as books/b-7'
 
 # lib resolve
 complete -c lib -n '__lib_using resolve; and not __fish_seen_argument -l theirs; and not __fish_seen_argument -l merge; and not __fish_seen_argument -l edit; and not __fish_seen_argument -l discard' -l mine -d 'Settle the clashing fields with my values'
@@ -234,4 +281,4 @@ complete -c lib -n '__lib_using help' -l json -d 'Print one JSON document instea
 complete -c lib -n '__lib_using help' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using help' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using help' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument help 1' -a 'login logout switch get edit push status diff discard resolve doctor completion help' -d 'The command to explain'
+complete -c lib -n '__lib_at_argument help 1' -a 'login logout switch get edit new push status diff discard restore log revert resolve doctor completion help' -d 'The command to explain'

@@ -138,14 +138,21 @@ enum ManualSections {
         Entry(term: "lib login https://library.example.org --user alice", text: "Sign in; the password is asked for."),
         Entry(term: "lib get books/b-7", text: "Print a book, from the cache when the server cannot be reached."),
         Entry(term: "lib edit books/b-7 year:=1966", text: "Change a field; the change waits in the outbox."),
+        Entry(term: "lib push -n", text: "Say what a push would send, in order, sending and changing nothing (offline too)."),
         Entry(term: "lib push", text: "Send the pending changes."),
+        Entry(term: "lib log books/b-7", text: "What this device pushed of the book, and its history on the server: every user's changes."),
+        Entry(term: "lib revert books/b-7", text: "Put back what your last pushed change of the book changed, as a new write."),
+        Entry(term: "lib new books title=Emma", text: "A new book with an id made on this device; prints its path."),
         Entry(term: "*/10 * * * * lib -q push --all --wait 60", text: """
             A crontab line: every ten minutes, send every account's changes, \
             trying for up to a minute; mail only for what needs a person, or \
             when writes have waited longer than LIB_QUIET_AFTER.
             """),
         Entry(term: "lib status", text: "Each pending write: path, kind, fields, age; lib diff shows the values."),
-        Entry(term: "lib status --prompt", text: "One line, fast enough for a shell prompt: it never touches the network."),
+        Entry(term: "lib status --prompt", text: """
+            One line, fast enough for a shell prompt: it never touches the network. \
+            Other accounts with writes waiting follow: alice +2 | bob +1.
+            """),
         Entry(term: "ExecStart=/usr/local/bin/lib -q push --all --wait 2m", text: """
             The same as a systemd user service (Type=oneshot) run by a timer \
             (OnUnitActiveSec=10min); enable with systemctl --user enable --now.

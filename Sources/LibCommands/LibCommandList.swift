@@ -7,8 +7,8 @@ enum LibCommandList {
     /// In the order help lists them; LibCLI's built-in commands follow.
     static let verbs: [any Verb.Type] = [
         Login.self, Logout.self, Switch.self,
-        Get.self, Edit.self, Push.self,
-        Status.self, Diff.self, Discard.self, Resolve.self, Doctor.self,
+        Get.self, Edit.self, New.self, Push.self,
+        Status.self, Diff.self, Discard.self, Restore.self, Log.self, Revert.self, Resolve.self, Doctor.self,
     ]
 
     /// A switch rather than a search of `verbs`, so that a command line
@@ -21,6 +21,10 @@ enum LibCommandList {
         case Switch.name: Switch.self
         case Get.name: Get.self
         case Edit.name: Edit.self
+        case New.name: New.self
+        case Restore.name: Restore.self
+        case Log.name: Log.self
+        case Revert.name: Revert.self
         case Push.name: Push.self
         case Status.name: Status.self
         case Diff.name: Diff.self

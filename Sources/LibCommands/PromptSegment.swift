@@ -39,6 +39,24 @@ struct PromptSegment: Equatable {
         isEmpty ? "" : text(unicode: true) + "\n" + text(unicode: false) + "\n"
     }
 
+    /// Other accounts shown after the one in effect, at most; the rest are counted.
+    static let othersShown = 2
+
+    /// The segment of the account in effect, then those of other accounts
+    /// with writes waiting (`alice ↑2 · bob ↑1`; ASCII `alice +2 | bob +1`),
+    /// at most `othersShown` of them and then how many more (`· 3 more`). With
+    /// nothing waiting for the account in effect, the others alone after the
+    /// separator (`· bob ↑1`), so that none of them reads as the current one.
+    /// The snippets in contrib/prompt compose the same line.
+    static func combined(_ own: String, others: [String], unicode: Bool) -> String {
+        guard !others.isEmpty else { return own }
+        let separator = unicode ? "·" : "|"
+        var parts = Array(others.prefix(othersShown))
+        if others.count > othersShown { parts.append("\(others.count - othersShown) more") }
+        let rest = parts.joined(separator: " \(separator) ")
+        return own.isEmpty ? "\(separator) \(rest)" : "\(own) \(separator) \(rest)"
+    }
+
     /// The user name alone when no other signed-in account has it; else
     /// with the host (`alice@example.org`); else the whole name.
     static func shortName(of account: Account, among accounts: [Account]) -> String {

@@ -7,6 +7,8 @@ import LibBase
 /// (`LIB_ACCOUNT` or `-A`, else the current one), `alice ↑2 ≠1`, or nothing
 /// at all when nothing waits (with `--all`, every account's, space
 /// separated); the ASCII form (`alice +2 =1`) when the locale is not UTF-8.
+/// Other accounts with writes waiting follow, compactly (`PromptSegment.combined`):
+/// `alice ↑2 · bob ↑1`.
 /// Reads the account's prompt file, which is always right (`PromptFile`);
 /// when it is missing, the store, and writes the file again. The snippets in
 /// `contrib/prompt` read the same file without starting this.
@@ -20,15 +22,26 @@ enum StatusPrompt {
             return .success
         }
         let unicode = PromptSegment.localeIsUTF8(context.environment)
-        let segments = accounts.map { account in
+        func segment(_ account: Account) -> String {
             let workspace = AccountWorkspace(context, paths: paths, index: index, account: account)
             return PromptFile(workspace).text(unicode: unicode, storePath: paths.storePath(account.name))
-        }.filter { !$0.isEmpty }
+        }
+        let line: String
+        if all {
+            line = accounts.map(segment).filter { !$0.isEmpty }.joined(separator: " ")
+        } else {
+            // The account in effect, then the other accounts that have
+            // writes waiting, each from its own prompt file, in the order of
+            // their directories' names (as the snippets' globs see them).
+            let others = index.accounts.filter { $0.name != accounts[0].name }.sorted { $0.name < $1.name }
+            line = PromptSegment.combined(segment(accounts[0]), others: others.map(segment).filter { !$0.isEmpty },
+                                          unicode: unicode)
+        }
         if context.globalOptions.json {
-            let document = JSONObject([("prompt", .string(segments.joined(separator: " ")))])
+            let document = JSONObject([("prompt", .string(line))])
             context.standardOutput.write(JSONValue.object(document).serialized() + "\n")
-        } else if !segments.isEmpty {
-            context.standardOutput.write(segments.joined(separator: " ") + "\n")
+        } else if !line.isEmpty {
+            context.standardOutput.write(line + "\n")
         }
         return .success
     }

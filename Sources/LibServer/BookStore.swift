@@ -64,13 +64,20 @@ enum BookStore {
     }
 
     static func history(_ id: String, in db: any SQLConnection) throws -> [JSONValue] {
-        try db.query("SELECT version, etag, updated_by, at, document FROM history WHERE book_id = ?1 ORDER BY version",
-                     [.text(id)]).map { row in
+        // The writer's user name beside the id, for a history a person reads;
+        // null for a writer that is not a user (the demo data's `demo`).
+        try db.query("""
+            SELECT history.version, history.etag, history.updated_by, users.username AS updated_by_name, history.at,
+                history.document
+            FROM history LEFT JOIN users ON users.id = history.updated_by
+            WHERE history.book_id = ?1 ORDER BY history.version
+            """, [.text(id)]).map { row in
             let document: JSONValue = try row["document"].text.map { try JSONParser.parse($0) } ?? .null
             return [
                 "version": .integer(row["version"].integer ?? 0),
                 "etag": .string(row["etag"].text ?? ""),
                 "updated_by": .string(row["updated_by"].text ?? ""),
+                "updated_by_name": row["updated_by_name"].text.map { .string($0) } ?? .null,
                 "at": .string(row["at"].text ?? ""),
                 "document": document,
             ]

@@ -6,6 +6,7 @@ public final class AccountStore {
     public let database: Database
     public var cache: Cache { Cache(db: database) }
     public var outbox: Outbox { Outbox(db: database) }
+    public var pushedLog: PushedLog { PushedLog(db: database) }
 
     private var outboxWatch: TableChangeWatch?
 

@@ -3,7 +3,7 @@ import LibStore
 /// The migrations of an account's store: its cache and its outbox. Append only.
 enum AccountStoreSchema {
     /// The last migration's name: a store that has it needs none.
-    static let newest = "003-intents"
+    static let newest = "004-pushed-log"
 
     static var migrator: Migrator {
         var m = Migrator()
@@ -59,7 +59,8 @@ enum AccountStoreSchema {
             END;
             CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
             """)
-        m.register(newest, WholeDocumentWrites.migrate)
+        m.register("003-intents", WholeDocumentWrites.migrate)
+        m.register(newest, sql: PushedLog.migration)
         return m
     }
 }

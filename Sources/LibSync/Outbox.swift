@@ -10,7 +10,7 @@ public struct Outbox {
 
     /// A write the user just made: what they did, and the document as they
     /// saw it with the server's ETag under it (nil for a create).
-    public struct NewWrite: Sendable {
+    public struct NewWrite: Sendable, Equatable {
         public var path: String
         public var intent: WriteIntent
         public var baseBody: String?
@@ -149,10 +149,11 @@ public struct Outbox {
         }
     }
 
-    /// A 2xx: in one transaction, the item leaves the outbox, the cache takes
-    /// the server's document (or forgets a deleted one), and the next write
-    /// of the same path goes against that version, or becomes a conflict
-    /// when its intent clashes with it (returned).
+    /// A 2xx: in one transaction, the item leaves the outbox for the pushed
+    /// log (`PushedLog`), the cache takes the server's document (or forgets
+    /// a deleted one), and the next write of the same path goes against
+    /// that version, or becomes a conflict when its intent clashes with it
+    /// (returned).
     public func recordSuccess(seq: Int64, document: String?, etag: String?, now: UnixSeconds = UnixClock.now()) throws {
         try db.write { db in _ = try Self.recordSuccess(db, seq: seq, document: document, etag: etag, now: now) }
     }
@@ -173,6 +174,7 @@ public struct Outbox {
             guard let item = try Self.items(db, "WHERE seq = ?1", [.integer(seq)]).first else { return nil }
             version = Chain.Version(after: item, document: nil, etag: etag)
         }
+        try PushedLog.record(db, seq: seq, etag: etag, now: now)
         try db.run(cached: "DELETE FROM outbox WHERE seq = ?1", [.integer(seq)])
         let cache = Cache(db: db)
         if let body = version.body { try cache.save(row.path, body: body, etag: etag, at: now) } else { try cache.forget(row.path) }

@@ -43,8 +43,11 @@ import TestSupport
         let lib = try LibHarness()
         try lib.login("alice", to: server)
         #expect(try lib.lib("get", "books/b-7").status == 0)
+        #expect(try lib.lib("edit", "books/b-7", "copies:=7", "--push").status == 0, "a pushed write, for log and revert")
         for arguments in [["--version"], ["status"], ["status", "--porcelain"], ["get", "--offline", "books/b-7"],
-                          ["edit", "books/b-7", "copies:=9"], ["diff"], ["discard", "books/b-7"], ["resolve"], ["switch"], ["help", "push"],
+                          ["log"], ["log", "books/b-7", "--offline"], ["revert", "books/b-7"], ["push", "-n"],
+                          ["edit", "books/b-7", "copies:=9"], ["diff"], ["discard", "books/b-7"], ["new", "books", "title=X"],
+                          ["restore", "--all", "--yes"], ["resolve"], ["switch"], ["help", "push"],
                           ["__complete", "paths", "books/"]] {
             let trace = try traced(lib, arguments)
             #expect(trace.result.status == 0, "\(trace.result)")
@@ -66,7 +69,7 @@ import TestSupport
         #expect(edit.result.status == 0, "\(edit.result)")
         #expect(edit.programs == ["lib", "lib-online"], "\(edit.programs)")
 
-        for arguments in [["get", "books/b-7"], ["push"], ["edit", "books/b-7", "copies:=2", "--push"]] {
+        for arguments in [["get", "books/b-7"], ["push"], ["edit", "books/b-7", "copies:=2", "--push"], ["log", "books/b-7"]] {
             let trace = try traced(lib, arguments)
             #expect(trace.result.status == 0, "\(trace.result)")
             #expect(trace.programs == ["lib", "lib-online"], "lib \(arguments.joined(separator: " ")) ran \(trace.programs)")

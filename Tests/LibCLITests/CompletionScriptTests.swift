@@ -94,7 +94,7 @@ struct CompletionScriptTests {
         #expect(try bashCandidates("lib logout ") == Self.accounts)
         #expect(try bashCandidates("lib -A alice st") == ["status"])
         #expect(try bashCandidates("lib completion ") == ["bash", "zsh", "fish"])
-        #expect(try bashCandidates("lib help lo") == ["login", "logout"])
+        #expect(try bashCandidates("lib help lo") == ["login", "logout", "log"])
         #expect(try bashCandidates("lib get books/b-7 --of") == ["--offline"])
         #expect(try bashCandidates("lib get books/b-7 --js") == ["--json"])
         #expect(try bashCandidates("lib push --wait ") == [])

@@ -15,8 +15,8 @@ private func lib(_ arguments: [String], home: String = "/nonexistent-lib-home") 
     #expect(result.stdout.isEmpty)
     #expect(result.stderr == """
         Usage: lib [-A ACCOUNT] [--json] [-q] [-v] [--no-color] COMMAND ...
-        Commands: login logout switch get edit push status diff discard resolve doctor
-                  completion help
+        Commands: login logout switch get edit new push status diff discard restore log
+                  revert resolve doctor completion help
         Run 'lib --help' for more.
 
         """, "\(result)")
@@ -36,7 +36,7 @@ private func lib(_ arguments: [String], home: String = "/nonexistent-lib-home") 
     #expect(helpPush.status == 0 && pushHelp.status == 0)
     #expect(helpPush.stdout == pushHelp.stdout)
     #expect(pushHelp.stdout == HelpText(registry: .lib).commandHelp(Push.command))
-    #expect(pushHelp.stdout.hasPrefix("Usage: lib push [--wait DURATION | --watch] [--all]\n"))
+    #expect(pushHelp.stdout.hasPrefix("Usage: lib push [--wait DURATION | --watch] [--all] [--dry-run]\n"))
     #expect(pushHelp.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 })
     let helpAlone = try lib(["help"])
     #expect(helpAlone.stdout == main.stdout)

@@ -69,7 +69,8 @@ private func generatedFiles() -> [(path: String, text: String)] {
                 #expect(zshSection.contains(")\(spelling)"), "zsh: \(command.name) \(spelling)")
             }
             let fishLines = fish.split(separator: "\n").filter {
-                $0.contains("'__lib_using \(command.name)") && $0.contains(" -l \(option.name) ")
+                ($0.contains("'__lib_using \(command.name)'") || $0.contains("'__lib_using \(command.name);"))
+                    && $0.contains(" -l \(option.name) ")
             }
             #expect(fishLines.count == 1, "fish: \(command.name) \(option.longForm)")
         }

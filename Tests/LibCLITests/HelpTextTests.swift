@@ -36,7 +36,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
 
 @Test func commandHelpShowsSynopsisOptionsExamplesAndExitCodes() {
     let text = HelpText(registry: .lib).commandHelp(Push.command)
-    #expect(text.hasPrefix("Usage: lib push [--wait DURATION | --watch] [--all]\n\nSend pending writes to the server, in order.\n"))
+    #expect(text.hasPrefix("Usage: lib push [--wait DURATION | --watch] [--all] [--dry-run]\n\nSend pending writes to the server, in order.\n"))
     #expect(text.contains("\nOptions:\n      --wait DURATION  Keep trying for up to DURATION in all (for cron)\n"))
     #expect(text.contains("\n  -h, --help  ") || text.contains("\n  -h, --help "))
     #expect(text.contains("\nExamples:\n  lib push\n"))
@@ -54,10 +54,14 @@ private func everyHelpText() -> [(name: String, text: String)] {
         "lib switch [ACCOUNT]",
         "lib get PATH [--offline | --fresh] [--timeout DURATION]",
         "lib edit PATH [FIELD=STRING | FIELD:=JSON ...] [--create | --delete] [--push]",
-        "lib push [--wait DURATION | --watch] [--all]",
+        "lib new COLLECTION [FIELD=STRING | FIELD:=JSON ...]",
+        "lib push [--wait DURATION | --watch] [--all] [--dry-run]",
         "lib status [--short | --porcelain | --prompt] [--all]",
         "lib diff [PATH]",
         "lib discard [PATH ...] [--all] [--force] [--yes]",
+        "lib restore [PATH ...] [--all] [--force] [--yes]",
+        "lib log [PATH] [--max-count N] [--offline]",
+        "lib revert PATH",
         "lib resolve [PATH] [--mine | --theirs | --merge | --edit | --discard] [--whole] [--yes]",
         "lib doctor",
         "lib completion bash|zsh|fish",

@@ -153,7 +153,7 @@ let usageErrorCases: [UsageErrorCase] = [
     // Unknown commands, with and without suggestions; hidden ones are never suggested.
     UsageErrorCase(arguments: ["stauts"], message: "unknown command 'stauts'. Did you mean 'status'?"),
     UsageErrorCase(arguments: ["puhs", "--all"], message: "unknown command 'puhs'. Did you mean 'push'?"),
-    UsageErrorCase(arguments: ["log"], message: "unknown command 'log'. Did you mean 'login' or 'logout'?"),
+    UsageErrorCase(arguments: ["logi"], message: "unknown command 'logi'. Did you mean 'login' or 'log'?"),
     UsageErrorCase(arguments: ["frobnicate"], message: "unknown command 'frobnicate'"),
     UsageErrorCase(arguments: ["__compelte"], message: "unknown command '__compelte'"),
     UsageErrorCase(arguments: ["help", "stauts"], message: "unknown command 'stauts'. Did you mean 'status'?"),

@@ -71,3 +71,25 @@ private func options<V: Verb>(_ verb: V.Type, _ arguments: String...) throws -> 
     #expect(try options(Login.self).server == nil)
     #expect(throws: UsageError.self) { try options(Login.self, "ftp://127.0.0.1") }
 }
+
+@Test func logRevertNewRestoreAndPushDryRunReadTheirOptionsAndPlacement() throws {
+    let log = try options(Log.self)
+    #expect(log.path == nil && log.limit == nil && !Log.runsOnline(log), "the device's log: the static lib")
+    let book = try options(Log.self, "books/b-7", "-n", "5")
+    #expect(book.path?.description == "books/b-7" && book.limit == 5 && Log.runsOnline(book), "the server's history: lib-online")
+    #expect(!Log.runsOnline(try options(Log.self, "books/b-7", "--offline")))
+    #expect(throws: UsageError.self) { try options(Log.self, "-n", "many") }
+    #expect(throws: UsageError.self) { try options(Log.self, "books") }
+    let revert = try options(Revert.self, "books/b-7")
+    #expect(revert.path.description == "books/b-7" && !Revert.runsOnline(revert))
+    #expect(throws: UsageError.self) { try options(Revert.self, "books") }
+    let new = try options(New.self, "books", "title=Emma", "year:=1815")
+    #expect(new.collection == "books" && new.assignments.count == 2 && !New.runsOnline(new))
+    #expect(throws: UsageError.self) { try options(New.self, "books/b-1") }
+    let restore = try options(Restore.self, "books/b-7")
+    #expect(restore.paths.map(\.description) == ["books/b-7"] && restore.command == "restore" && !Restore.runsOnline(restore))
+    let dryRun = try options(Push.self, "-n", "--all")
+    #expect(dryRun.dryRun && dryRun.all && !Push.runsOnline(dryRun), "a dry run needs neither network nor keyring")
+    #expect(Push.runsOnline(try options(Push.self)))
+    #expect(throws: UsageError.self) { try options(Push.self, "--dry-run", "--watch") }
+}

@@ -65,6 +65,8 @@ import TestSupport
         let history = try demo.history("b-7", as: alice)
         #expect(history.count == 2)
         #expect(history.last?["updated_by"] == .string(alice.userID))
+        #expect(history.last?["updated_by_name"] == "alice")
+        #expect(history.first?["updated_by_name"] == .null, "the demo data has no user")
         #expect(history.last?["version"] == .integer(2))
         #expect(history.last?["etag"] == .string(newETag))
     }

@@ -1,6 +1,7 @@
 # lib's prompt segment for bash: what waits on this device for the account in
 # effect (an exported LIB_ACCOUNT, else the current one: what lib itself
-# would act on from this shell), e.g. "alice ↑3 ≠1", nothing when
+# would act on from this shell), e.g. "alice ↑3 ≠1", then the other accounts
+# with writes waiting ("alice ↑3 ≠1 · bob ↑1"), nothing when
 # nothing waits. Add to ~/.bashrc:
 #
 #     . /usr/local/share/lib/prompt/lib-prompt.bash
@@ -51,15 +52,37 @@ __lib_prompt_update() {
     # Nothing on stderr at a prompt, ever (an unreadable file shows nothing).
     { IFS= read -r utf8; IFS= read -r ascii; } 2>/dev/null < "$file"
     [[ $unicode == yes ]] && LIB_PROMPT=$utf8 || LIB_PROMPT=$ascii
+    # The other accounts with writes waiting, from their own prompt files,
+    # as `lib status --prompt` composes them: "alice ↑2 · bob ↑1", at most
+    # two, then "· N more"; "· bob ↑1" when nothing waits for this one.
+    local dir other sep='|' shown=0 more=0 rest=
+    [[ $unicode == yes ]] && sep='·'
+    for dir in "$data"/accounts/*/; do
+      [[ ${dir%/} == "$data/accounts/$name" ]] && continue
+      if [[ ! -f ${dir}prompt ]]; then
+        # A missing file (an interrupted change) is never guessed at.
+        [[ -f ${dir}store.sqlite ]] && { LIB_PROMPT=$(command lib status --prompt 2>/dev/null); rest=; shown=-1; break; }
+        continue
+      fi
+      utf8= ascii=
+      { IFS= read -r utf8; IFS= read -r ascii; } 2>/dev/null < "${dir}prompt"
+      [[ $unicode == yes ]] && other=$utf8 || other=$ascii
+      [[ -n $other ]] || continue
+      if (( shown < 2 )); then rest+=" $sep $other"; (( shown++ )); else (( more++ )); fi
+    done
+    (( more > 0 )) && rest+=" $sep $more more"
+    if [[ -n $rest ]]; then
+      [[ -n $LIB_PROMPT ]] && LIB_PROMPT+=$rest || LIB_PROMPT=${rest# }
+    fi
   else
     LIB_PROMPT=$(command lib status --prompt 2>/dev/null)
   fi
   # Only what a segment is made of reaches the terminal: any other
   # character (a control character, a bidi override) shows as "?".
   if [[ $unicode == yes ]]; then
-    LIB_PROMPT=${LIB_PROMPT//[^[:alnum:] @:.\{\}%_\\↑≠✗⊘+=~\[\]-]/?}
+    LIB_PROMPT=${LIB_PROMPT//[^[:alnum:] @:.\{\}%_\\↑≠✗⊘·+=~\[\]-]/?}
   else
-    LIB_PROMPT=${LIB_PROMPT//[^a-zA-Z0-9 @:.\{\}%_\\+=~\[\]-]/?}
+    LIB_PROMPT=${LIB_PROMPT//[^a-zA-Z0-9 @:.\{\}%_\\|+=~\[\]-]/?}
   fi
 }
 

@@ -1,6 +1,7 @@
 # lib's prompt segment for fish: what waits on this device for the account in
 # effect (an exported LIB_ACCOUNT, else the current one: what lib itself
-# would act on from this shell), e.g. "alice ↑3 ≠1", nothing when
+# would act on from this shell), e.g. "alice ↑3 ≠1", then the other accounts
+# with writes waiting ("alice ↑3 ≠1 · bob ↑1"), nothing when
 # nothing waits. Add to ~/.config/fish/config.fish:
 #
 #     source /usr/local/share/lib/prompt/lib-prompt.fish
@@ -42,30 +43,67 @@ function lib_prompt --description "lib's prompt segment: writes waiting on this 
     end
     set -l file $data/accounts/$name/prompt
     if test -n "$name" -a -f $file
-        set -l lines
-        # Nothing on stderr at a prompt, ever (an unreadable file shows nothing).
-        test -r $file; or return 0
-        while read -l line
-            set -a lines $line
-        end < $file
-        test (count $lines) -ge 2; or return 0
         set -l locale $LC_ALL
         test -n "$locale"; or set locale $LC_CTYPE
         test -n "$locale"; or set locale $LANG
+        set -l line 2
+        set -l sep '|'
         if string match -qir 'utf-?8' -- "$locale"
-            __lib_prompt_shown $lines[1]
-        else
-            __lib_prompt_shown $lines[2]
+            set line 1
+            set sep '·'
         end
+        set -l segment (__lib_prompt_line $file $line)
+        # The other accounts with writes waiting, from their own prompt
+        # files, as `lib status --prompt` composes them: "alice ↑2 · bob ↑1",
+        # at most two, then "· N more"; "· bob ↑1" when nothing waits here.
+        set -l others
+        set -l more 0
+        for dir in $data/accounts/*/
+            test (string trim -r -c / -- $dir) = $data/accounts/$name; and continue
+            if not test -f $dir/prompt
+                # A missing file (an interrupted change) is never guessed at.
+                if test -f $dir/store.sqlite
+                    command lib status --prompt 2>/dev/null | read -l all; and __lib_prompt_shown $all
+                    return 0
+                end
+                continue
+            end
+            set -l other (__lib_prompt_line $dir/prompt $line)
+            test -n "$other"; or continue
+            if test (count $others) -lt 2
+                set -a others $other
+            else
+                set more (math $more + 1)
+            end
+        end
+        test $more -gt 0; and set -a others "$more more"
+        set -l parts
+        test -n "$segment"; and set -a parts $segment
+        if test (count $others) -gt 0
+            test -n "$segment"; or set -a parts ''
+            set -a parts $others
+        end
+        __lib_prompt_shown (string trim -- (string join " $sep " -- $parts))
     else
         command lib status --prompt 2>/dev/null | read -l segment; and __lib_prompt_shown $segment
     end
 end
 
+# Line N of a prompt file (empty when the file has fewer lines, or cannot
+# be read: nothing on stderr at a prompt, ever).
+function __lib_prompt_line
+    test -r $argv[1]; or return 0
+    set -l lines
+    while read -l line
+        set -a lines $line
+    end < $argv[1]
+    test (count $lines) -ge $argv[2]; and echo $lines[$argv[2]]
+end
+
 # Only what a segment is made of reaches the terminal: any other character
 # (a control character, a bidi override) shows as "?".
 function __lib_prompt_shown
-    echo -n (string replace -ra '[^\p{L}\p{N} @:.\[\]{}%_\\\\↑≠✗⊘+=~-]' '?' -- $argv[1])
+    echo -n (string replace -ra '[^\p{L}\p{N} @:.\[\]{}%_\\\\↑≠✗⊘·|+=~-]' '?' -- $argv[1])
 end
 
 if test "$LIB_PROMPT_PS1" != no; and not functions -q __lib_original_fish_prompt

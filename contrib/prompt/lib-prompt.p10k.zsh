@@ -1,5 +1,6 @@
 # A powerlevel10k segment for lib: what waits on this device for the account
-# in effect, e.g. "alice ↑3 ≠1", hidden when nothing waits. In ~/.zshrc,
+# in effect, e.g. "alice ↑3 ≠1", then the other accounts with writes waiting
+# ("alice ↑3 ≠1 · bob ↑1"), hidden when nothing waits. In ~/.zshrc,
 # after powerlevel10k:
 #
 #     source /usr/local/share/lib/prompt/lib-prompt.p10k.zsh

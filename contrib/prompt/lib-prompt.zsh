@@ -1,6 +1,7 @@
 # lib's prompt segment for zsh: what waits on this device for the account in
 # effect (an exported LIB_ACCOUNT, else the current one: what lib itself
-# would act on from this shell), e.g. "alice ↑3 ≠1", nothing when
+# would act on from this shell), e.g. "alice ↑3 ≠1", then the other accounts
+# with writes waiting ("alice ↑3 ≠1 · bob ↑1"), nothing when
 # nothing waits. Add to ~/.zshrc:
 #
 #     source /usr/local/share/lib/prompt/lib-prompt.zsh
@@ -52,6 +53,31 @@ __lib_prompt_update() {
     # Nothing on stderr at a prompt, ever (an unreadable file shows nothing).
     { IFS= read -r utf8; IFS= read -r ascii; } 2>/dev/null < "$file"
     [[ $unicode == yes ]] && LIB_PROMPT=$utf8 || LIB_PROMPT=$ascii
+    # The other accounts with writes waiting, from their own prompt files,
+    # as `lib status --prompt` composes them: "alice ↑2 · bob ↑1", at most
+    # two, then "· N more"; "· bob ↑1" when nothing waits for this one.
+    local dir other sep='|' rest=
+    local -i shown=0 more=0
+    [[ $unicode == yes ]] && sep='·'
+    for dir in "$data"/accounts/*(N/); do
+      [[ $dir == "$data/accounts/$name" ]] && continue
+      if [[ ! -f $dir/prompt ]]; then
+        # A missing file (an interrupted change) is never guessed at.
+        if [[ -f $dir/store.sqlite ]]; then
+          LIB_PROMPT=$(command lib status --prompt 2>/dev/null); rest= more=0; break
+        fi
+        continue
+      fi
+      utf8= ascii=
+      { IFS= read -r utf8; IFS= read -r ascii; } 2>/dev/null < "$dir/prompt"
+      [[ $unicode == yes ]] && other=$utf8 || other=$ascii
+      [[ -n $other ]] || continue
+      if (( shown < 2 )); then rest+=" $sep $other"; (( shown++ )); else (( more++ )); fi
+    done
+    (( more > 0 )) && rest+=" $sep $more more"
+    if [[ -n $rest ]]; then
+      [[ -n $LIB_PROMPT ]] && LIB_PROMPT+=$rest || LIB_PROMPT=${rest# }
+    fi
   else
     LIB_PROMPT=$(command lib status --prompt 2>/dev/null)
   fi
@@ -59,9 +85,9 @@ __lib_prompt_update() {
   # character (a control character, a bidi override) shows as "?". A "%"
   # stays, and is quoted where the value goes into PROMPT.
   if [[ $unicode == yes ]]; then
-    LIB_PROMPT=${LIB_PROMPT//[^[:alnum:] @:.\{\}%_\\↑≠✗⊘+=~\[\]-]/?}
+    LIB_PROMPT=${LIB_PROMPT//[^[:alnum:] @:.\{\}%_\\↑≠✗⊘·+=~\[\]-]/?}
   else
-    LIB_PROMPT=${LIB_PROMPT//[^a-zA-Z0-9 @:.\{\}%_\\+=~\[\]-]/?}
+    LIB_PROMPT=${LIB_PROMPT//[^a-zA-Z0-9 @:.\{\}%_\\|+=~\[\]-]/?}
   fi
 }
 

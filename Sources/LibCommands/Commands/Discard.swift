@@ -4,7 +4,8 @@ import LibSync
 import LibBase
 import LibClient
 
-/// `lib discard PATH... | --all [--force] [--yes]`: takes back every write
+/// `lib discard PATH... | --all [--force] [--yes]` (and `lib restore`, git's
+/// name for it): takes back every write
 /// of each PATH (pending, in conflict or rejected), in one transaction,
 /// sending nothing. Everything that can refuse comes before the first
 /// removal: a bad PATH, a PATH with nothing to discard, a write that a push
@@ -48,6 +49,8 @@ enum Discard: Verb {
         ])
 
     struct Options {
+        /// `discard`, or `restore` (git's name for it): the name messages use.
+        var command: String = Discard.name
         var paths: [ResourcePath]
         var all: Bool
         var force: Bool
@@ -58,21 +61,22 @@ enum Discard: Verb {
         let texts = parsed.arguments(Discard.paths)
         let all = parsed.isSet(Discard.all)
         if all && !texts.isEmpty {
-            throw UsageError("give PATHs or --all, not both", command: "discard")
+            throw UsageError("give PATHs or --all, not both", command: parsed.name)
         }
         if !all && texts.isEmpty {
-            throw UsageError("discard needs a PATH, such as 'books/b-7', or --all; run `lib status` to list the writes", command: "discard")
+            throw UsageError("\(parsed.name) needs a PATH, such as 'books/b-7', or --all; run `lib status` to list the writes", command: parsed.name)
         }
         var paths: [ResourcePath] = []
         for text in texts {
             let path = try ResourcePath.argument(text)
             guard path.isDocument else {
                 throw UsageError("'\(text)' is a collection; discard the writes of one of its documents, such as '\(path.collection)/b-7'",
-                                 command: "discard")
+                                 command: parsed.name)
             }
             if !paths.contains(path) { paths.append(path) }
         }
-        return Options(paths: paths, all: all, force: parsed.isSet(Discard.force), yes: parsed.isSet(Discard.yes))
+        return Options(command: parsed.name, paths: paths, all: all, force: parsed.isSet(Discard.force),
+                       yes: parsed.isSet(Discard.yes))
     }
 
     static func runsOnline(_ options: Options) -> Bool { false }
@@ -102,7 +106,7 @@ enum Discard: Verb {
         if options.all && !options.yes {
             let question = "Take back \(Wording.writes(chosen.count)) of \(workspace.name) (\(Wording.count(keys.count, "document")))?"
             guard context.standardInput.isTerminal else {
-                throw UsageError("--all would take back \(Wording.writes(chosen.count)) of \(workspace.name): add --yes to confirm", command: "discard")
+                throw UsageError("--all would take back \(Wording.writes(chosen.count)) of \(workspace.name): add --yes to confirm", command: options.command)
             }
             context.standardOutput.flush()
             guard TerminalPrompt.confirm(question, defaultYes: false) else {

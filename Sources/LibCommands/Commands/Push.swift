@@ -3,7 +3,7 @@ import LibCLI
 import LibBase
 import LibClient
 
-/// `lib push [--wait DURATION | --watch] [--all]`: sends the outbox of the account (or
+/// `lib push [--wait DURATION | --watch | --dry-run] [--all]`: sends the outbox of the account (or
 /// of every signed-in account, one after the other, each with its own token
 /// and connection).
 ///
@@ -42,6 +42,14 @@ enum Push: Verb {
             contrib/systemd/lib-push.service.
             """)
     static let all = OptionSpec.flag("all", "Push every signed-in account, each with its own token")
+    static let dryRun = OptionSpec.flag(
+        "dry-run", short: "n", "Print what would be sent, in order; send and change nothing",
+        details: """
+            Per account, each write in the order a push takes it: its path, \
+            kind, fields and precondition, and which writes wait behind a \
+            conflict or need lib resolve. Reads this device only: works \
+            offline, needs no keyring.
+            """)
 
     static let command = CommandSpec(
         name: name,
@@ -60,12 +68,13 @@ enum Push: Verb {
             One push per account runs at a time: an overlapping push waits \
             within its own time and then sends what is left.
             """,
-        options: [wait, watch, all],
+        options: [wait, watch, all, dryRun],
         exclusiveGroups: [[wait.name, watch.name]],
         examples: [
             .init("lib push", "Send what is pending, now."),
             .init("lib -q push --wait 60", "From cron: keep trying for up to a minute; quiet unless a person is needed."),
             .init("lib push --all", "Send every signed-in account's writes."),
+            .init("lib push -n --all", "What a push of every account would send, sending nothing."),
             .init("lib push --watch --all", "Keep every account's writes flowing until stopped."),
         ],
         exitStatuses: [
@@ -80,15 +89,24 @@ enum Push: Verb {
         var wait: Double?
         var watch: Bool
         var all: Bool
+        /// `--dry-run`: say what would be sent, send nothing.
+        var dryRun = false
     }
 
     static func options(_ parsed: ParsedCommand) throws -> Options {
-        Options(wait: parsed.seconds(wait), watch: parsed.isSet(watch), all: parsed.isSet(all))
+        let options = Options(wait: parsed.seconds(wait), watch: parsed.isSet(watch), all: parsed.isSet(all),
+                              dryRun: parsed.isSet(dryRun))
+        if options.dryRun && (options.wait != nil || options.watch) {
+            throw UsageError("--dry-run sends nothing, so it takes neither --wait nor --watch", command: name)
+        }
+        return options
     }
 
-    static func runsOnline(_ options: Options) -> Bool { true }
+    /// A dry run reads the outbox alone.
+    static func runsOnline(_ options: Options) -> Bool { !options.dryRun }
 
     static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
+        if options.dryRun { return try PushDryRun.run(all: options.all, context) }
         if options.watch {
             // --wait and --watch are an exclusive group: the parser refused both.
             return try PushWatch(context, all: options.all).run()

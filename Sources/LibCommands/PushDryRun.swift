@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LibAccounts
+import LibCLI
+import LibJSON
+import LibSync
+import LibBase
+
+/// `lib push --dry-run` (`-n`): per account (every signed-in one with
+/// `--all`), each write in the order a push takes it (`PushPlan`): what
+/// would be sent, with its precondition, and what waits behind a conflict
+/// or needs `lib resolve`. Reads the stores read-only: sends nothing,
+/// claims nothing, changes nothing, needs neither the network nor the
+/// keyring.
+enum PushDryRun {
+    static func run(all: Bool, _ context: CommandContext) throws -> ExitCode {
+        let directories = try context.directories
+        let paths = AccountPaths(directories: directories)
+        let index = try AccountIndex.load(from: directories.config)
+        let accounts: [Account]
+        if all {
+            accounts = index.accounts
+        } else {
+            accounts = [try AccountSelection.resolve(context.accountSelector, in: index)]
+        }
+        guard !accounts.isEmpty else {
+            throw CommandFailure("Not signed in: run `lib login SERVER_URL`.", exitCode: .authentication)
+        }
+        var plans: [(account: String, plan: PushPlan)] = []
+        var hints: [String: String] = [:]
+        for account in accounts {
+            hints[account.name] = AccountWorkspace(context, paths: paths, index: index, account: account).lib
+            let storePath = paths.storePath(account.name)
+            let items = access(storePath, F_OK) == 0 ? try AccountStore(readingFrom: storePath).outbox.all() : []
+            plans.append((account.name, PushPlan(items: items)))
+        }
+        if context.globalOptions.json {
+            context.standardOutput.write(json(plans).prettyPrinted() + "\n")
+            return .success
+        }
+        var text = ""
+        for (account, plan) in plans {
+            text += text.isEmpty ? "" : "\n"
+            text += "A push for \(account) would send (dry run: nothing is sent or changed):\n"
+            if plan.steps.isEmpty { text += "  nothing: no writes are waiting\n" }
+            var number = 0
+            for step in plan.steps {
+                text += "  "
+                text += TerminalText.escaped(line(step, number: &number, lib: hints[account] ?? "lib"))
+                text += "\n"
+            }
+            let waiting = plan.steps.count - plan.sendCount
+            if !plan.steps.isEmpty {
+                text += "\(Wording.writes(plan.sendCount).capitalizedFirst) would be sent"
+                text += waiting > 0 ? "; \(waiting) would wait for `\(hints[account] ?? "lib") resolve`.\n" : ".\n"
+            }
+        }
+        context.standardOutput.write(text)
+        return .success
+    }
+
+    /// `1. PUT books/b-9 change title="New" (If-Match "2-ab")`, or a waiting write.
+    static func line(_ step: PushPlan.Step, number: inout Int, lib: String = "lib") -> String {
+        let item = step.item
+        let what = "\(item.method.rawValue) \(item.path) \(item.kind.rawValue) \(PushedLogView.fieldsText(item.intent))"
+        switch step {
+        case .send(_, let precondition):
+            number += 1
+            var text = "\(number). \(what) (\(preconditionText(precondition)))"
+            if item.mayBeOnServer { text += ", again with the same key: it was sent and no answer came" }
+            return text
+        case .needsResolving:
+            return "-  \(what): \(item.status == .conflict ? "a conflict" : "rejected"), waits for `\(lib) resolve \(item.path)`"
+        case .waitsBehind:
+            return "-  \(what): waits behind the conflict of \(item.path) (`\(lib) resolve \(item.path)`)"
+        }
+    }
+
+    static func preconditionText(_ precondition: PushPlan.Precondition) -> String {
+        switch precondition {
+        case .create: "If-None-Match: *"
+        case .ifMatch(let etag): "If-Match: \(etag)"
+        case .afterPrevious: "If-Match: the version the write before it makes"
+        case .none: "no precondition known"
+        }
+    }
+
+    /// `{"dry_run": true, "accounts": [{account, writes: [{path, kind, method, fields, action, precondition, sent_without_answer}]}]}`
+    /// (docs/json/push-dry-run.schema.json).
+    static func json(_ plans: [(account: String, plan: PushPlan)]) -> JSONValue {
+        .object(JSONObject([
+            ("dry_run", .bool(true)),
+            ("accounts", .array(plans.map { account, plan in
+                .object(JSONObject([
+                    ("account", .string(account)),
+                    ("writes", .array(plan.steps.map(json))),
+                ]))
+            })),
+        ]))
+    }
+
+    static func json(_ step: PushPlan.Step) -> JSONValue {
+        let item = step.item
+        let action: String
+        var precondition: JSONValue = .null
+        switch step {
+        case .send(_, let p):
+            action = "send"
+            switch p {
+            case .create: precondition = .object(JSONObject([("if_none_match", "*")]))
+            case .ifMatch(let etag): precondition = .object(JSONObject([("if_match", .string(etag))]))
+            case .afterPrevious: precondition = .object(JSONObject([("if_match", "previous")]))
+            case .none: precondition = .null
+            }
+        case .needsResolving: action = "resolve"
+        case .waitsBehind: action = "wait"
+        }
+        return .object(JSONObject([
+            ("path", .string(item.path)), ("kind", .string(item.kind.rawValue)), ("method", .string(item.method.rawValue)),
+            ("fields", .array(item.intent.fieldNames.map { .string($0) })), ("action", .string(action)),
+            ("precondition", precondition), ("sent_without_answer", .bool(item.mayBeOnServer)),
+        ]))
+    }
+}
