@@ -6,16 +6,6 @@ public enum BuiltinCommands {
         CompletionSyntax.self, HelpSyntax.self, CompleteSyntax.self, ManualSyntax.self,
     ]
 
-    static func syntax(named name: String) -> (any CommandSyntax.Type)? {
-        switch name {
-        case CompletionSyntax.name: CompletionSyntax.self
-        case HelpSyntax.name: HelpSyntax.self
-        case CompleteSyntax.name: CompleteSyntax.self
-        case ManualSyntax.name: ManualSyntax.self
-        default: nil
-        }
-    }
-
     /// The handler of the built-in command with this name, if it is one.
     public static func handler(named name: String, registry: CommandRegistry) -> CommandHandler? {
         switch name {

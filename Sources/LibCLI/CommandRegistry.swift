@@ -6,14 +6,9 @@
 public struct CommandRegistry: Sendable {
     /// All commands, hidden ones included, in the order help lists them.
     private let syntaxes: [any CommandSyntax.Type]
-    private let lookup: @Sendable (String) -> (any CommandSyntax.Type)?
 
-    /// `lookup` finds one of `commands` by its exact name, as a switch does:
-    /// a command line then builds nothing but its own command. A test of
-    /// each program checks that the two agree.
-    public init(commands: [any CommandSyntax.Type], lookup: @escaping @Sendable (String) -> (any CommandSyntax.Type)?) {
+    public init(commands: [any CommandSyntax.Type]) {
         self.syntaxes = commands + BuiltinCommands.syntaxes
-        self.lookup = lookup
     }
 
     /// All commands, hidden ones included, in the order help lists them.
@@ -22,9 +17,10 @@ public struct CommandRegistry: Sendable {
     /// The commands users see: listed, suggested and completed.
     public var visibleCommands: [CommandSpec] { commands.filter { !$0.isHidden } }
 
-    /// The command with this exact name, hidden ones included.
+    /// The command with this exact name, hidden ones included. A search by
+    /// name builds no other command's `CommandSpec`.
     public func command(named name: String) -> CommandSpec? {
-        (lookup(name) ?? BuiltinCommands.syntax(named: name))?.command
+        syntaxes.first { $0.name == name }?.command
     }
 
     /// Options accepted before the command (and after it, but for `--version`).

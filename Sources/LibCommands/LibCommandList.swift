@@ -11,28 +11,11 @@ enum LibCommandList {
         Status.self, Diff.self, Discard.self, Restore.self, Log.self, Revert.self, Resolve.self, Doctor.self,
     ]
 
-    /// A switch rather than a search of `verbs`, so that a command line
-    /// builds nothing for the commands it does not name (a test checks the
-    /// two agree).
+    /// The verb with this exact name. A search by name builds no command's
+    /// syntax (`command` is built on first use), so a command line pays
+    /// only for the command it names.
     static func verb(named name: String) -> (any Verb.Type)? {
-        switch name {
-        case Login.name: Login.self
-        case Logout.name: Logout.self
-        case Switch.name: Switch.self
-        case Get.name: Get.self
-        case Edit.name: Edit.self
-        case New.name: New.self
-        case Restore.name: Restore.self
-        case Log.name: Log.self
-        case Revert.name: Revert.self
-        case Push.name: Push.self
-        case Status.name: Status.self
-        case Diff.name: Diff.self
-        case Discard.name: Discard.self
-        case Resolve.name: Resolve.self
-        case Doctor.name: Doctor.self
-        default: nil
-        }
+        verbs.first { $0.name == name }
     }
 
     /// The handler of the lib command with this name (LibCLI runs its own
@@ -49,9 +32,7 @@ enum LibCommandList {
 
 extension CommandRegistry {
     /// lib's commands and LibCLI's built-in ones.
-    public static let lib = CommandRegistry(commands: LibCommandList.verbs.map { LibCommandList.syntax(of: $0) }) {
-        LibCommandList.verb(named: $0).map { LibCommandList.syntax(of: $0) }
-    }
+    public static let lib = CommandRegistry(commands: LibCommandList.verbs.map { LibCommandList.syntax(of: $0) })
 }
 
 extension LibCommandList {

@@ -15,8 +15,7 @@ enum Diff: Verb {
         "PATH", .resourcePath, .optional, "Only the writes of this document, such as books/b-7")
 
     static let command = CommandSpec(
-        name: name,
-        summary: "Show what pending writes change, field by field",
+        name: name, summary: "Show what pending writes change, field by field",
         discussion: """
             For each write in the outbox (or only those of PATH): its path, \
             kind and state, then each field it changes, old and new value, against \

@@ -23,8 +23,7 @@ enum Discard: Verb {
     static let yes = OptionSpec.flag("yes", "Do not ask before --all")
 
     static let command = CommandSpec(
-        name: name,
-        summary: "Take back pending writes",
+        name: name, summary: "Take back pending writes",
         discussion: """
             Removes every write of each PATH from the outbox (pending, in \
             conflict or rejected), or every write of the account with --all \

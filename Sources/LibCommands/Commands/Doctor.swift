@@ -18,8 +18,7 @@ enum Doctor: Verb {
     static let name = "doctor"
 
     static let command = CommandSpec(
-        name: name,
-        summary: "Check the bus, keyring, tokens, stores and servers",
+        name: name, summary: "Check the bus, keyring, tokens, stores and servers",
         discussion: """
             Checks what lib needs, one line per check with what it found and, \
             for a problem, how to fix it: how the D-Bus session bus was found \

@@ -26,8 +26,7 @@ enum Edit: Verb {
     static let push = OptionSpec.flag("push", "Push right after saving")
 
     static let command = CommandSpec(
-        name: name,
-        summary: "Change a resource; the change waits in the outbox",
+        name: name, summary: "Change a resource; the change waits in the outbox",
         discussion: """
             Saves a change to PATH durably on this device and prints how many \
             writes are pending; push sends them. Each change remembers the \

@@ -21,8 +21,7 @@ enum Get: Verb {
         "Give up on the server after DURATION (90, 90s, 2m, 1.5)")
 
     static let command = CommandSpec(
-        name: name,
-        summary: "Print a resource, fresh or from the cache",
+        name: name, summary: "Print a resource, fresh or from the cache",
         discussion: """
             Fetches PATH from the server and prints it. When the server cannot \
             be reached (offline, unreachable, 5xx, timed out), prints the cached \

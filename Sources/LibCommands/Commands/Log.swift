@@ -24,8 +24,7 @@ enum Log: Verb {
         "offline", "With PATH: leave out the server history; never touch the network")
 
     static let command = CommandSpec(
-        name: name,
-        summary: "Show what this device pushed, and a book's history",
+        name: name, summary: "Show what this device pushed, and a book's history",
         discussion: """
             Lists the writes this device pushed for the account, newest first: \
             when, the kind (create, change, delete), the path, the fields and \

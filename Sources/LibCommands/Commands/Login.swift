@@ -23,8 +23,7 @@ enum Login: Verb {
     static let noRestore = OptionSpec.flag("no-restore", "Do not restore writes set aside at the last logout")
 
     static let command = CommandSpec(
-        name: name,
-        summary: "Sign in to a server; keep the token in the keyring",
+        name: name, summary: "Sign in to a server; keep the token in the keyring",
         discussion: """
             Exchanges a password for a token (or stores a token given with \
             --token-stdin), then asks the server who you are. The account is \

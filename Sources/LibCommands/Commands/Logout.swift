@@ -17,8 +17,7 @@ enum Logout: Verb {
     static let yes = OptionSpec.flag("yes", "Do not ask before discarding unsent writes")
 
     static let command = CommandSpec(
-        name: name,
-        summary: "Sign out; set unsent writes aside",
+        name: name, summary: "Sign out; set unsent writes aside",
         discussion: """
             Revokes the token on the server (best effort), removes it from the \
             keyring and deletes the account's cache.

@@ -19,8 +19,7 @@ enum New: Verb {
         "Set FIELD to a string, or to any JSON value")
 
     static let command = CommandSpec(
-        name: name,
-        summary: "Make a new document, with an id made here",
+        name: name, summary: "Make a new document, with an id made here",
         discussion: """
             Makes a new document in COLLECTION with an id made on this device, \
             saves it in the outbox as a create (sent with If-None-Match: *) and \

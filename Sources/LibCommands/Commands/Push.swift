@@ -52,8 +52,7 @@ enum Push: Verb {
             """)
 
     static let command = CommandSpec(
-        name: name,
-        summary: "Send pending writes to the server, in order",
+        name: name, summary: "Send pending writes to the server, in order",
         discussion: """
             Sends the writes waiting in the outbox, oldest first, each exactly \
             once. A write is what you changed (the fields set and removed, or a \

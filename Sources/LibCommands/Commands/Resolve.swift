@@ -40,8 +40,7 @@ enum Resolve: Verb {
     static let yes = OptionSpec.flag("yes", "Do not ask before --whole reverts changes")
 
     static let command = CommandSpec(
-        name: name,
-        summary: "List conflicts, or settle one",
+        name: name, summary: "List conflicts, or settle one",
         discussion: """
             Without PATH, lists conflicts and rejected writes. With PATH, shows \
             base, mine and theirs side by side, field by field, and what each \

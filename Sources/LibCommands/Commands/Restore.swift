@@ -7,8 +7,7 @@ enum Restore: Verb {
     static let name = "restore"
 
     static let command = CommandSpec(
-        name: name,
-        summary: "Take back pending writes (the same as discard)",
+        name: name, summary: "Take back pending writes (the same as discard)",
         discussion: """
             The same command as lib discard, under git's name (git restore \
             takes a change back): removes every write of each PATH from the \

@@ -19,8 +19,7 @@ enum Revert: Verb {
         "PATH", .resourcePath, .required, "A document whose last pushed change to undo, such as books/b-7")
 
     static let command = CommandSpec(
-        name: name,
-        summary: "Undo your last pushed change, as a new write",
+        name: name, summary: "Undo your last pushed change, as a new write",
         discussion: """
             Queues the inverse of the last write of PATH this device pushed for \
             the account (see lib log): each field it set goes back to the value \

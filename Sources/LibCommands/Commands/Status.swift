@@ -28,8 +28,7 @@ enum Status: Verb {
     static let all = OptionSpec.flag("all", "Show every signed-in account")
 
     static let command = CommandSpec(
-        name: name,
-        summary: "Show pending writes, conflicts and the account",
+        name: name, summary: "Show pending writes, conflicts and the account",
         discussion: """
             Shows the account, then each write waiting to be pushed and each \
             conflict and rejected write that needs a decision: its path, kind \

@@ -15,8 +15,7 @@ enum Switch: Verb {
     static let account = ArgumentSpec("ACCOUNT", .account, .optional, "The account to make current")
 
     static let command = CommandSpec(
-        name: name,
-        summary: "Choose the current account, or list accounts",
+        name: name, summary: "Choose the current account, or list accounts",
         discussion: """
             With ACCOUNT, makes it the current account: the one commands act on \
             when neither -A nor LIB_ACCOUNT names another. ACCOUNT is \
