@@ -45,26 +45,27 @@ public enum PathProbe {
         return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
     }
 
+    /// `connectDatagram` with a `sockaddr_in` or `sockaddr_in6`.
+    private static func connectDatagram<Address>(family: Int32, to address: inout Address) -> PathStatus {
+        withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connectDatagram(family: family, $0, socklen_t(MemoryLayout<Address>.size))
+            }
+        }
+    }
+
     private static func routeLookup(_ address: String, port: UInt16) -> PathStatus {
         var v4 = sockaddr_in()
         var v6 = sockaddr_in6()
         if inet_pton(AF_INET, address, &v4.sin_addr) == 1 {
             v4.sin_family = sa_family_t(AF_INET)
             v4.sin_port = port.bigEndian
-            return withUnsafePointer(to: &v4) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connectDatagram(family: AF_INET, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            return connectDatagram(family: AF_INET, to: &v4)
         }
         if inet_pton(AF_INET6, address, &v6.sin6_addr) == 1 {
             v6.sin6_family = sa_family_t(AF_INET6)
             v6.sin6_port = port.bigEndian
-            return withUnsafePointer(to: &v6) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connectDatagram(family: AF_INET6, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
+            return connectDatagram(family: AF_INET6, to: &v6)
         }
         return .unknown
     }
