@@ -75,11 +75,13 @@ enum DocumentRendering {
             let document = view.document ?? view.serverCopy
             let id = document?["id"].map(display) ?? view.path
             let note = view.pending.map { $0.deletes ? "deleted, not yet pushed" : "changed, not yet pushed" } ?? ""
-            return (id, [.init(id, view.pending == nil ? nil : .yellow), .init(clip(document?["title"].map(display) ?? "")),
-                         .init(clip(document?["author"].map(display) ?? "")), .init(document?["year"].map(display) ?? ""),
+            return (id, [.init(id, view.pending == nil ? nil : .yellow), .init(document?["title"].map(display) ?? ""),
+                         .init(document?["author"].map(display) ?? ""), .init(document?["year"].map(display) ?? ""),
                          .init(note, .yellow)])
         }
         for row in rows.sortedNaturally(by: \.id) { table.append(row.cells) }
+        // A title too long for the terminal goes on over the row's next lines, whole.
+        table.wrapsCells = true
         return table.render(width: width, painter: painter)
     }
 
@@ -95,8 +97,5 @@ enum DocumentRendering {
         }
     }
 
-    private static func clip(_ text: String, to width: Int = 40) -> String {
-        text.count <= width ? text : String(text.prefix(width - 1)) + "…"
-    }
 }
 

@@ -51,10 +51,10 @@ import TestSupport
         // The age label arrives first, on standard error; the table follows.
         let lines = narrow.stdout.replacingOccurrences(of: "\r", with: "").split(separator: "\n")
             .drop { !$0.hasPrefix("ID") }
-        #expect(lines.count == 21, "a header and 20 books, no wrapped rows: \(narrow)")
         for line in lines { #expect(line.count <= 50, "fits 50 columns: '\(line)'") }
-        #expect(narrow.stdout.contains("…"), "cut text ends with an ellipsis: \(narrow)")
-        let ids = lines.dropFirst().map { String($0.prefix { $0 != " " }) }
+        // Wrapped, not cut: a long title goes on over the row's next lines (issue 24).
+        #expect(lines.count > 21 && !narrow.stdout.contains("…"), "\(narrow)")
+        let ids = lines.dropFirst().map { String($0.prefix { $0 != " " }) }.filter { !$0.isEmpty }
         #expect(ids == (1...20).map { "b-\($0)" }, "natural order: \(ids)")
     }
 
