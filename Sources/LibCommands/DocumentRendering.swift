@@ -96,6 +96,4 @@ enum DocumentRendering {
         default: return value.serialized()
         }
     }
-
 }
-
