@@ -48,8 +48,11 @@ enum BookStore {
         return (items, next)
     }
 
-    /// Writes a new version (a document, or nil to delete) and records who wrote it.
-    static func write(_ id: String, document: JSONObject?, by userID: String, in db: any SQLConnection) throws -> BookRecord {
+    /// Writes a new version (a document, or nil to delete), records who wrote
+    /// it, and puts it at the head of the change feed (`ChangeLog`), where
+    /// deletions are kept `changeRetention` seconds.
+    static func write(_ id: String, document: JSONObject?, by userID: String,
+                      changeRetention: TimeInterval = ChangeLog.defaultRetention, in db: any SQLConnection) throws -> BookRecord {
         let previous = try record(id, in: db)
         let version = (previous?.version ?? 0) + 1
         let etag = "\"\(version)-\(Crypto.randomHex(bytes: 4))\""
@@ -60,6 +63,8 @@ enum BookStore {
             """, [.text(id), .integer(version), .text(etag), SQLValue(text)])
         try db.run("INSERT INTO history (book_id, version, etag, updated_by, at, document) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                    [.text(id), .integer(version), .text(etag), .text(userID), .text(Timestamp.now()), SQLValue(text)])
+        // Last, so that the feed's lock is held for as short a time as can be.
+        try ChangeLog.record(id, deleted: document == nil, retention: changeRetention, in: db)
         return BookRecord(id: id, version: version, etag: etag, document: document)
     }
 

@@ -13,7 +13,7 @@ final class FaultInjector: Sendable {
     /// When a rule is consulted. A delay happens at the start of a read, but
     /// inside a write's in-flight window (so that a second request with the
     /// same key meets it in flight).
-    enum Moment { case start(isWrite: Bool), beforeWrite, afterCommit, answer }
+    enum Moment { case start(isWrite: Bool), beforeWrite, beforeCommit, afterCommit, answer }
 
     private let armed: Mutex<[Armed]>
 
@@ -48,7 +48,7 @@ final class FaultInjector: Sendable {
         switch (action, moment) {
         case (.status, .start), (.delay, .start(isWrite: false)): return true
         case (.dropBeforeWrite, .beforeWrite), (.delay, .beforeWrite): return true
-        case (.dropAfterCommit, .afterCommit): return true
+        case (.dropAfterCommit, .afterCommit), (.holdBeforeCommit, .beforeCommit): return true
         case (.truncate, .answer): return true
         default: return false
         }

@@ -14,6 +14,9 @@ public struct FaultRule: Sendable, Equatable, CustomStringConvertible {
         case delay(milliseconds: Int)
         /// Answer this status (e.g. 503) without doing anything.
         case status(Int)
+        /// On a write: wait this many milliseconds after the change is written,
+        /// before its transaction commits (a transaction held open).
+        case holdBeforeCommit(milliseconds: Int)
     }
 
     public var action: Action
@@ -47,8 +50,13 @@ public struct FaultRule: Sendable, Equatable, CustomStringConvertible {
                 throw FaultRuleError(text: text, reason: "status needs a code, as in status=503")
             }
             action = .status(code)
+        case "hold-before-commit":
+            guard let ms = value.flatMap(Int.init), ms >= 0 else {
+                throw FaultRuleError(text: text, reason: "hold-before-commit needs milliseconds, as in hold-before-commit=500")
+            }
+            action = .holdBeforeCommit(milliseconds: ms)
         default:
-            throw FaultRuleError(text: text, reason: "unknown action '\(name)' (drop-before-write, drop-after-commit, truncate, delay=MS, status=CODE)")
+            throw FaultRuleError(text: text, reason: "unknown action '\(name)' (drop-before-write, drop-after-commit, truncate, delay=MS, status=CODE, hold-before-commit=MS)")
         }
         for option in parts {
             let (key, value) = Self.split(option)

@@ -24,11 +24,15 @@ public final class LibraryService: Sendable {
     /// How long a token works after its sign-in, in seconds.
     let sessionLifetime: TimeInterval
     public static let defaultSessionLifetime: TimeInterval = 30 * 24 * 3600
+    /// How long the change feed keeps a deletion, in seconds (`--change-retention`).
+    let changeRetention: TimeInterval
+    public static let defaultChangeRetention: TimeInterval = ChangeLog.defaultRetention
 
     public init(store: ServerStore, faults: [FaultRule] = [], allowsFaultControl: Bool = false,
                 bookSchema: BookSchema = BuiltInBookSchema.schema, sessionLifetime: TimeInterval = defaultSessionLifetime,
-                log: (@Sendable (String) -> Void)? = nil) {
+                changeRetention: TimeInterval = defaultChangeRetention, log: (@Sendable (String) -> Void)? = nil) {
         self.sessionLifetime = sessionLifetime
+        self.changeRetention = changeRetention
         self.bookSchema = bookSchema
         self.store = store
         self.faults = FaultInjector(faults)
@@ -107,7 +111,7 @@ public final class LibraryService: Sendable {
         guard case .respond(var response) = reply, segments.count >= 3, segments[1] == "v1" else { return reply }
         if segments[2] == "sessions" {
             response.headers.set("Cache-Control", "no-store")
-        } else if (segments[2] == "books" || segments[2] == "me") && (request.method == "GET" || request.method == "HEAD") {
+        } else if (segments[2] == "books" || segments[2] == "me" || segments[2] == "changes") && (request.method == "GET" || request.method == "HEAD") {
             response.headers.set("Cache-Control", "private, no-cache")
             response.headers.set("Vary", "Authorization")
         } else {
@@ -170,6 +174,7 @@ public final class LibraryService: Sendable {
 
     static func reason(_ status: Int) -> String {
         switch status {
+        case 410: return "Gone"
         case 429: return "Too Many Requests"
         case 500: return "Internal Server Error"
         case 502: return "Bad Gateway"

@@ -15,6 +15,7 @@ struct ServeOptions {
     var bookSchema = BuiltInBookSchema.schema
     var limits = HTTPServerLimits()
     var sessionLifetime = LibraryService.defaultSessionLifetime
+    var changeRetention = LibraryService.defaultChangeRetention
     /// Only from flags: a variable left in a service's environment must
     /// never make a production server misbehave (issue 23).
     var faults: [FaultRule] = []

@@ -37,7 +37,8 @@ public enum ServerCommandLine {
         var log: (@Sendable (String) -> Void)?
         if options.verbose { log = { line in FileHandle.standardError.write(Data("\(line)\n".utf8)) } }
         let service = LibraryService(store: store, faults: faults, allowsFaultControl: options.faultControl,
-                                     bookSchema: options.bookSchema, sessionLifetime: options.sessionLifetime, log: log)
+                                     bookSchema: options.bookSchema, sessionLifetime: options.sessionLifetime,
+                                     changeRetention: options.changeRetention, log: log)
         let server = HTTPServer(limits: options.limits, handler: service.handle)
         let boundPort = try server.bind(host: host, port: port)
         let shownHost = host.contains(":") ? "[\(host)]" : host

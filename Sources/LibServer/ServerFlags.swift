@@ -53,6 +53,18 @@ enum ServerFlags {
                            """) { options, value throws(ServerUsageError) in
                 options.sessionLifetime = TimeInterval(try ServeOptions.positive(value, for: "--session-lifetime", wants: "a positive number of seconds"))
             },
+            ServerFlag(name: "change-retention", short: nil, value: "SECONDS",
+                       summary: "how long GET /v1/changes keeps a deletion; 30 days by default",
+                       manual: """
+                           How long the change feed (GET /v1/changes) keeps a deletion. A client whose cursor is \
+                           older than a deletion pruned since gets 410 and lists the books again. The default is \
+                           30 days (2592000); 0 prunes each deletion at the next write (for tests).
+                           """) { options, value throws(ServerUsageError) in
+                guard let seconds = Int(value), seconds >= 0 else {
+                    throw ServerUsageError("--change-retention wants a number of seconds, not '\(value)'")
+                }
+                options.changeRetention = TimeInterval(seconds)
+            },
             ServerFlag(name: "fault", short: nil, value: "SPEC",
                        summary: "for tests: misbehave as SPEC says (docs/FAULTS.md)",
                        manual: """

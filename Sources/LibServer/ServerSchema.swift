@@ -61,6 +61,23 @@ enum ServerSchema {
             ALTER TABLE idempotency ADD COLUMN claim TEXT;
             ALTER TABLE idempotency ADD COLUMN lease_until REAL;
             """),
+        // The change feed (ChangeLog): one row per book at the position of
+        // its latest change; AUTOINCREMENT so that a position is never handed
+        // out twice, even after the row holding the highest one was replaced.
+        // Books already there enter the feed in id order.
+        ServerMigration("005-change-feed", sql: """
+            CREATE TABLE changes (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                book_id TEXT NOT NULL UNIQUE,
+                deleted INTEGER NOT NULL,
+                at REAL NOT NULL
+            );
+            CREATE INDEX changes_tombstones ON changes (at) WHERE deleted = 1;
+            CREATE TABLE change_feed (epoch TEXT NOT NULL, horizon INTEGER NOT NULL);
+            INSERT INTO change_feed (epoch, horizon) VALUES (lower(hex(randomblob(6))), 0);
+            INSERT INTO changes (book_id, deleted, at)
+                SELECT id, document IS NULL, CAST(strftime('%s', 'now') AS REAL) FROM books ORDER BY id;
+            """),
     ]
 
     /// PostgreSQL's: the tables in the shape the SQLite migrations had
@@ -109,6 +126,20 @@ enum ServerSchema {
                 PRIMARY KEY (user_id, key)
             );
             CREATE INDEX idempotency_by_age ON idempotency (created_at);
+            """),
+        // The change feed: as SQLite's 005-change-feed (see ChangeLog).
+        ServerMigration("002-change-feed", sql: """
+            CREATE TABLE changes (
+                seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                book_id TEXT COLLATE "C" NOT NULL UNIQUE,
+                deleted INTEGER NOT NULL,
+                at DOUBLE PRECISION NOT NULL
+            );
+            CREATE INDEX changes_tombstones ON changes (at) WHERE deleted = 1;
+            CREATE TABLE change_feed (epoch TEXT NOT NULL, horizon BIGINT NOT NULL);
+            INSERT INTO change_feed (epoch, horizon) VALUES (substr(md5(random()::text || clock_timestamp()::text), 1, 12), 0);
+            INSERT INTO changes (book_id, deleted, at)
+                SELECT id, CASE WHEN document IS NULL THEN 1 ELSE 0 END, extract(epoch from now()) FROM books ORDER BY id;
             """),
     ]
 }

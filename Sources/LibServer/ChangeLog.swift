@@ -1,0 +1,106 @@
+import Foundation
+import LibJSON
+import LibStore
+
+/// The change feed's log (`GET /v1/changes`): one row per book, holding the
+/// position (`seq`) of its latest change, so the feed answers each book once
+/// with its current state, and the log never outgrows the library. A
+/// deletion's row (a tombstone) is kept `retention` seconds; past that it is
+/// pruned and the horizon moves past it, and a cursor from before the
+/// horizon is too old (410: list again).
+///
+/// Why a cursor never passes a change still being committed: the position
+/// is taken under one lock that every writer holds from just before its
+/// change row is inserted until it commits (`ChangeLog.lockName`; on
+/// PostgreSQL an advisory transaction lock, shared by every instance on the
+/// database; on SQLite `BEGIN IMMEDIATE` already serializes all writers).
+/// So positions are handed out in commit order: when a reader sees position
+/// N committed, every position below N was committed before N was even
+/// taken. A sequence taken without that lock can commit out of order (T1
+/// takes 10, T2 takes 11 and commits, a reader moves its cursor to 11, T1
+/// commits 10: skipped). The lock makes writers of different books wait
+/// for each other's commit; each write is one short transaction, and a
+/// write already waits for its own commit, so the cost is the commit rate
+/// of one writer at a time. (The alternative, a row's xid8 and a cursor
+/// bounded by `pg_snapshot_xmin`, keeps writers parallel but needs a
+/// two-part cursor and has no SQLite counterpart.)
+enum ChangeLog {
+    static let lockName = "lib-server change log"
+    /// How long a deletion stays in the feed by default: as long as a session lasts.
+    static let defaultRetention: TimeInterval = 30 * 24 * 3600
+
+    /// One entry of the feed: a book as it is now (nil document: deleted).
+    struct Entry {
+        let seq: Int64
+        let id: String
+        let etag: String
+        let document: String?
+    }
+
+    /// The feed's identity and horizon: cursors name the database they come
+    /// from (`epoch`), so a cursor from another database is never read as one
+    /// of this one's positions.
+    struct State {
+        let epoch: String
+        /// Positions at or below this may have been pruned.
+        let horizon: Int64
+        /// The highest position handed out and committed.
+        let newest: Int64
+    }
+
+    /// Records that book `id` changed (in the caller's write transaction,
+    /// after the book's row was written), and prunes tombstones older than
+    /// `retention`.
+    static func record(_ id: String, deleted: Bool, retention: TimeInterval, in db: any SQLConnection) throws {
+        try db.lock(lockName)
+        let now = Date().timeIntervalSince1970
+        try db.run("DELETE FROM changes WHERE book_id = ?1", [.text(id)])
+        try db.run("INSERT INTO changes (book_id, deleted, at) VALUES (?1, ?2, ?3)",
+                   [.text(id), .integer(deleted ? 1 : 0), .real(now)])
+        let cutoff = now - retention
+        if let pruned = try db.scalar("SELECT MAX(seq) FROM changes WHERE deleted = 1 AND at < ?1", [.real(cutoff)])?.integer {
+            try db.run("DELETE FROM changes WHERE deleted = 1 AND at < ?1", [.real(cutoff)])
+            try db.run("UPDATE change_feed SET horizon = ?1 WHERE horizon < ?1", [.integer(pruned)])
+        }
+    }
+
+    /// Up to `limit` entries after position `after`, in position (commit) order.
+    static func entries(after: Int64, limit: Int, in db: any SQLConnection) throws -> [Entry] {
+        try db.query("""
+            SELECT c.seq, c.book_id, b.etag, b.document FROM changes c JOIN books b ON b.id = c.book_id
+            WHERE c.seq > ?1 ORDER BY c.seq LIMIT ?2
+            """, [.integer(after), .integer(Int64(limit))]).map { row in
+            Entry(seq: row[0].integer ?? 0, id: row[1].text ?? "", etag: row[2].text ?? "", document: row[3].text)
+        }
+    }
+
+    /// Read after the entries: a prune that removed tombstones the entries'
+    /// read did not see committed before it, so its horizon shows here.
+    static func state(in db: any SQLConnection) throws -> State {
+        let row = try db.query("SELECT epoch, horizon, (SELECT COALESCE(MAX(seq), 0) FROM changes) FROM change_feed").first
+        let horizon = row?[1].integer ?? 0
+        return State(epoch: row?[0].text ?? "", horizon: horizon, newest: max(horizon, row?[2].integer ?? 0))
+    }
+}
+
+/// A feed position as the client sees it: `EPOCH-SEQ`, opaque to clients.
+struct ChangeCursor: Equatable {
+    let epoch: String
+    let seq: Int64
+
+    var text: String { "\(epoch)-\(seq)" }
+
+    init(epoch: String, seq: Int64) {
+        self.epoch = epoch
+        self.seq = seq
+    }
+
+    /// nil when the text is not a cursor at all (400).
+    init?(parsing text: String) {
+        guard let dash = text.lastIndex(of: "-") else { return nil }
+        let epoch = String(text[..<dash])
+        guard !epoch.isEmpty, epoch.count <= 64, epoch.allSatisfy({ $0.isHexDigit }),
+              let seq = Int64(text[text.index(after: dash)...]), seq >= 0 else { return nil }
+        self.init(epoch: epoch, seq: seq)
+    }
+}
