@@ -7,6 +7,10 @@ public final class AccountStore {
     public var cache: Cache { Cache(db: database) }
     public var outbox: Outbox { Outbox(db: database) }
     public var pushedLog: PushedLog { PushedLog(db: database) }
+    /// The whole collection on this device and the change feed's cursor (`lib pull`).
+    public func mirror(of collection: String) -> LibraryMirror { LibraryMirror(db: database, collection: collection) }
+    /// Full text over the offline library, unsent writes applied (`lib search`).
+    public var search: LibrarySearch { LibrarySearch(db: database) }
 
     private var outboxWatch: TableChangeWatch?
 

@@ -3,7 +3,7 @@ import LibStore
 /// The migrations of an account's store: its cache and its outbox. Append only.
 enum AccountStoreSchema {
     /// The last migration's name: a store that has it needs none.
-    static let newest = "004-pushed-log"
+    static let newest = LibraryIndexSchema.name
 
     static var migrator: Migrator {
         var m = Migrator()
@@ -60,7 +60,8 @@ enum AccountStoreSchema {
             CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
             """)
         m.register("003-intents", WholeDocumentWrites.migrate)
-        m.register(newest, sql: PushedLog.migration)
+        m.register("004-pushed-log", sql: PushedLog.migration)
+        m.register(LibraryIndexSchema.name, sql: LibraryIndexSchema.sql)
         return m
     }
 }

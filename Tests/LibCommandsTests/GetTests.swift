@@ -161,6 +161,9 @@ private func refused(_ origin: ServerOrigin) -> StubServer.Answer {
     defer { machine.verify() }
     machine.signIn()
     machine.server.expectSchema()
+    // The first time, the feed's cursor for "now", then every page, then the feed from the cursor.
+    machine.server.on("GET", "/v1/changes") { _ in Answers.json(200, ["items": [], "next": "e-1"]) }
+    machine.server.on("GET", "/v1/changes?limit=1000&since=e-1") { _ in Answers.json(200, ["items": [], "next": "e-1"]) }
     machine.server.on("GET", "/v1/books?limit=1000") { _ in
         Answers.json(200, ["items": [
             ["id": "b-1", "title": "Pride and Prejudice", "etag": "\"1-87911d46\""],

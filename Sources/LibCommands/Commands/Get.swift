@@ -83,10 +83,17 @@ enum Get: Verb {
             var api = workspace.api(token: try workspace.token(), timeout: budget)
             api.deadline = budget.map { MonotonicClock.now() + $0 }
             BookSchemaRefresh.ifStale(api, store: store, now: context.now().secondsSince1970)
-            let fetcher = ResourceFetcher(api: api, rules: try BookRules.forAccount(store), explain: { workspace.explain($0, pendingWrites: 0) })
-            answer = options.path.isDocument
-                ? .document(try fetcher.document(options.path, cachedETag: cached?.etag))
-                : .collection(try fetcher.collection(options.path))
+            let rules = try BookRules.forAccount(store)
+            let explain = { workspace.explain($0, pendingWrites: 0) }
+            if options.path.isDocument {
+                answer = .document(try ResourceFetcher(api: api, rules: rules, explain: explain)
+                    .document(options.path, cachedETag: cached?.etag))
+            } else {
+                // The same path as `lib pull`: after the first time, only what changed.
+                let pull = LibraryPull(store: store, api: api, rules: rules, collection: options.path, explain: explain,
+                                       now: { context.now().secondsSince1970 })
+                answer = .collection(try pull.run())
+            }
         } catch {
             guard options.freshness != .fresh, let before else { throw error }
             return try fallBack(to: before, after: error, context)
@@ -106,8 +113,8 @@ enum Get: Verb {
     /// What the server said about the path.
     enum ServerAnswer {
         case document(ResourceFetcher.DocumentAnswer)
-        /// The members, or nil when the server has no such collection.
-        case collection([ResourceFetcher.Member]?)
+        /// The pull (already stored), or nil when the server has no such collection.
+        case collection(LibraryPull.Outcome?)
     }
 
     /// Records the server's answer in the cache: a new copy, a revalidated
@@ -125,7 +132,7 @@ enum Get: Verb {
             if try store.outbox.items(for: path.description).isEmpty {
                 throw CommandFailure("\(path) is not on \(server)\(hadCopy ? "; the cached copy was forgotten" : "")")
             }
-        case .collection(let members?): try store.cache.saveCollection(path.description, members: members, at: now)
+        case .collection(_?): break
         case .collection(nil): throw CommandFailure("\(path) is not on \(server)")
         }
     }

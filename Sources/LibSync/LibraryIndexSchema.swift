@@ -1,0 +1,53 @@
+import LibStore
+
+/// Migration `005-library-index`: the full-text index `lib search` reads
+/// (FTS5 over each cached book's title, author and tags). Triggers on
+/// `documents` keep it, so every statement that changes the cache changes
+/// the index in the same transaction: the two can never disagree, whoever
+/// writes the cache. Books already cached are indexed by the migration.
+///
+/// `documents` is a WITHOUT ROWID table keyed by path, and FTS5 rows are
+/// keyed by an integer: `library_index_rows` maps each path to its row.
+enum LibraryIndexSchema {
+    static let name = "005-library-index"
+
+    /// The indexed text of a cached body (`B`: NEW.body, OLD.body or a
+    /// column): nothing for a body that is not JSON, tags joined by spaces.
+    private static func columns(_ b: String) -> String {
+        """
+        CASE WHEN json_valid(\(b)) THEN json_extract(\(b), '$.title') END,
+        CASE WHEN json_valid(\(b)) THEN json_extract(\(b), '$.author') END,
+        CASE WHEN json_valid(\(b)) THEN CASE WHEN json_type(\(b), '$.tags') = 'array'
+            THEN (SELECT group_concat(value, ' ') FROM json_each(\(b), '$.tags')) END END
+        """
+    }
+
+    static let sql = """
+        CREATE VIRTUAL TABLE library_index USING fts5(
+            path UNINDEXED, title, author, tags,
+            tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
+        CREATE TABLE library_index_rows (
+            path TEXT PRIMARY KEY NOT NULL,
+            docid INTEGER NOT NULL UNIQUE
+        ) WITHOUT ROWID;
+        CREATE TRIGGER library_index_insert AFTER INSERT ON documents WHEN substr(NEW.path, 1, 6) = 'books/' BEGIN
+            INSERT INTO library_index_rows (path, docid)
+                VALUES (NEW.path, (SELECT COALESCE(MAX(docid), 0) + 1 FROM library_index_rows));
+            INSERT INTO library_index (rowid, path, title, author, tags)
+                VALUES ((SELECT docid FROM library_index_rows WHERE path = NEW.path), NEW.path, \(columns("NEW.body")));
+        END;
+        CREATE TRIGGER library_index_update AFTER UPDATE OF body ON documents WHEN substr(NEW.path, 1, 6) = 'books/' BEGIN
+            DELETE FROM library_index WHERE rowid = (SELECT docid FROM library_index_rows WHERE path = NEW.path);
+            INSERT INTO library_index (rowid, path, title, author, tags)
+                VALUES ((SELECT docid FROM library_index_rows WHERE path = NEW.path), NEW.path, \(columns("NEW.body")));
+        END;
+        CREATE TRIGGER library_index_delete AFTER DELETE ON documents WHEN substr(OLD.path, 1, 6) = 'books/' BEGIN
+            DELETE FROM library_index WHERE rowid = (SELECT docid FROM library_index_rows WHERE path = OLD.path);
+            DELETE FROM library_index_rows WHERE path = OLD.path;
+        END;
+        INSERT INTO library_index_rows (path, docid)
+            SELECT path, row_number() OVER (ORDER BY path) FROM documents WHERE substr(path, 1, 6) = 'books/';
+        INSERT INTO library_index (rowid, path, title, author, tags)
+            SELECT r.docid, d.path, \(columns("d.body")) FROM documents d JOIN library_index_rows r ON r.path = d.path;
+        """
+}

@@ -1,0 +1,113 @@
+import LibJSON
+import LibStore
+
+/// `lib search`: full text over the account's offline library with the
+/// unsent writes applied, from the store alone. The cache's books are found
+/// through `library_index` (kept by triggers, see LibraryIndexSchema); a
+/// book with writes in the outbox is looked for in its local version
+/// instead (LocalVersion: a pending edit is found by its new text, a pending
+/// delete is not found), through a temporary index of those few documents
+/// that never leaves this connection (it works on a read-only store too).
+public struct LibrarySearch {
+    /// How results are ordered: best matches first (FTS5's bm25), or by a
+    /// document field (ascending, documents without it last, ties by rank).
+    public enum Order: Sendable, Equatable {
+        case relevance
+        case field(String)
+    }
+
+    let db: Database
+
+    public init(db: Database) { self.db = db }
+
+    static let collectionPrefix = "books/"
+    static let tokenizer = "tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'"
+
+    /// Up to `limit` books matching `query`, each as this device knows it.
+    public func run(_ query: SearchQuery, order: Order = .relevance, limit: Int) throws -> [LocalVersion] {
+        let cache = Cache(db: db)
+        let writes = Dictionary(grouping: try Outbox(db: db).all().filter { $0.path.hasPrefix(Self.collectionPrefix) }, by: \.path)
+        var hits: [(path: String, score: Double)] = []
+        // With the relevance order only the best `limit` are needed (plus
+        // as many as may be replaced by their local versions).
+        let bound = order == .relevance ? " LIMIT \(limit + writes.count)" : ""
+        for row in try db.query("SELECT path, bm25(library_index) FROM library_index WHERE library_index MATCH ?1 ORDER BY rank" + bound,
+                                [.text(query.match)]) {
+            guard let path = row[0].text, writes[path] == nil else { continue }
+            hits.append((path, row[1].real ?? 0))
+        }
+        var local: [String: LocalVersion] = [:]
+        if !writes.isEmpty {
+            for (path, items) in writes {
+                local[path] = LocalVersion(path: path, cached: try cache.document(at: path)?.json, writes: items)
+            }
+            hits += try searchLocalVersions(local.values.filter { $0.document != nil }, query)
+        }
+        var results = try hits.map { hit in
+            try local[hit.path] ?? LocalVersion(path: hit.path, cached: try cache.document(at: hit.path)?.json, writes: [])
+        }
+        let rank = Dictionary(uniqueKeysWithValues: hits.map { ($0.path, $0.score) })
+        switch order {
+        case .relevance:
+            results.sort { (rank[$0.path] ?? 0, $0.path) < (rank[$1.path] ?? 0, $1.path) }
+        case .field(let name):
+            results.sort { a, b in
+                switch Self.compare(a.document?[name], b.document?[name]) {
+                case .some(let less): return less
+                case nil: return (rank[a.path] ?? 0, a.path) < (rank[b.path] ?? 0, b.path)
+                }
+            }
+        }
+        return Array(results.prefix(limit))
+    }
+
+    /// The local versions that match, scored within their own small index.
+    private func searchLocalVersions(_ versions: [LocalVersion], _ query: SearchQuery) throws -> [(path: String, score: Double)] {
+        guard !versions.isEmpty else { return [] }
+        try db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.local_index USING fts5(path UNINDEXED, title, author, tags, \(Self.tokenizer))")
+        try db.execute("DELETE FROM temp.local_index")
+        defer { try? db.execute("DELETE FROM temp.local_index") }
+        for version in versions {
+            guard let document = version.document else { continue }
+            let tags = document["tags"]?.arrayValue?.compactMap(\.stringValue).joined(separator: " ")
+            try db.run("INSERT INTO temp.local_index (path, title, author, tags) VALUES (?1, ?2, ?3, ?4)",
+                       [.text(version.path), SQLValue(Self.text(document["title"])), SQLValue(Self.text(document["author"])),
+                        SQLValue(tags)])
+        }
+        return try db.query("SELECT path, bm25(local_index) FROM temp.local_index WHERE local_index MATCH ?1",
+                            [.text(query.match)]).compactMap { row in
+            row[0].text.map { ($0, row[1].real ?? 0) }
+        }
+    }
+
+    /// A field as the index holds it: a string, or a number's digits.
+    private static func text(_ value: JSONValue?) -> String? {
+        switch value {
+        case .string(let s)?: return s
+        case .integer(let n)?: return String(n)
+        default: return nil
+        }
+    }
+
+    /// Whether `a` sorts before `b` (numbers by value, text ignoring case;
+    /// missing values last); nil when they tie.
+    static func compare(_ a: JSONValue?, _ b: JSONValue?) -> Bool? {
+        switch (a, b) {
+        case (nil, nil), (.null?, .null?): return nil
+        case (nil, _), (.null?, _): return false
+        case (_, nil), (_, .null?): return true
+        case (.integer(let x)?, .integer(let y)?): return x == y ? nil : x < y
+        default:
+            let x = sortKey(a!), y = sortKey(b!)
+            return x == y ? nil : x < y
+        }
+    }
+
+    private static func sortKey(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let s): return s.lowercased()
+        case .array(let items): return items.compactMap(\.stringValue).joined(separator: " ").lowercased()
+        default: return value.serialized()
+        }
+    }
+}

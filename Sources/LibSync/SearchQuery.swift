@@ -1,0 +1,28 @@
+/// What the user typed for `lib search`, as an FTS5 query: each word a
+/// prefix (`dun herb` finds "Dune" by "Frank Herbert"), every word
+/// required. Words are split as FTS5's unicode61 tokenizer splits them
+/// (letters and digits; everything else separates), and each is quoted,
+/// so nothing typed is ever FTS5 syntax (`AND`, `NEAR`, `"`, `*`, `:`).
+public struct SearchQuery: Sendable, Equatable {
+    public let words: [String]
+
+    /// nil when the text has no word to look for.
+    public init?(_ text: String) {
+        var words: [String] = []
+        var word = ""
+        for scalar in text.unicodeScalars {
+            if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
+                word.unicodeScalars.append(scalar)
+            } else if !word.isEmpty {
+                words.append(word)
+                word = ""
+            }
+        }
+        if !word.isEmpty { words.append(word) }
+        guard !words.isEmpty else { return nil }
+        self.words = words
+    }
+
+    /// `"dun"* AND "herb"*`
+    public var match: String { words.map { "\"\($0)\"*" }.joined(separator: " AND ") }
+}
