@@ -65,9 +65,10 @@ public struct ResourceFetcher {
     /// `GET /v1/books?limit=N[&after=ID]` until `next` is null; nil on 404.
     /// A page larger than the answer limit is asked for again in halves, so
     /// that each page stays under it. `progress` hears the members so far
-    /// after each page.
-    public func collection(_ path: ResourcePath, progress: ((Int) -> Void)? = nil) throws -> [Member]? {
+    /// after each page, and how many there are when the server said.
+    public func collection(_ path: ResourcePath, progress: ((Int, Int?) -> Void)? = nil) throws -> [Member]? {
         var members: [Member] = []
+        var total: Int?
         var after: String?
         var pageSize = Self.pageSize
         while true {
@@ -103,7 +104,8 @@ public struct ResourceFetcher {
                 if let problem = ServedBook.problem(in: book, id: id, rules: rules) { throw notFromServer("a list with \(problem)") }
                 members.append((path.collection + "/" + id, book.serialized(), etag))
             }
-            progress?(members.count)
+            if let n = page["total"]?.integerValue, n >= 0 { total = Int(n) }
+            progress?(members.count, total)
             let next = page["next"]?.stringValue
             // A server that repeats a page would otherwise keep lib here forever.
             if let next, next == after { throw CommandFailure("\(server) answered GET \(target) with the same next page again") }

@@ -65,7 +65,9 @@ enum DocumentRendering {
 
     /// A table of id, title, author and year, with a note on unsent changes,
     /// in natural id order (b-2 before b-10), fitted to `width` when given.
-    static func table(_ views: [DocumentView], width: Int? = nil, painter: TextPainter = TextPainter(isEnabled: false)) -> String {
+    /// Rows in natural id order, or as given (`inGivenOrder`: search results, best first).
+    static func table(_ views: [DocumentView], width: Int? = nil, painter: TextPainter = TextPainter(isEnabled: false),
+                      inGivenOrder: Bool = false) -> String {
         if views.isEmpty { return "No books.\n" }
         var table = TextTable([
             .init("ID", canShrink: false), .init("TITLE", minimumWidth: 12), .init("AUTHOR", minimumWidth: 10),
@@ -79,7 +81,7 @@ enum DocumentRendering {
                          .init(document?["author"].map(display) ?? ""), .init(document?["year"].map(display) ?? ""),
                          .init(note, .yellow)])
         }
-        for row in rows.sortedNaturally(by: \.id) { table.append(row.cells) }
+        for row in inGivenOrder ? rows : rows.sortedNaturally(by: \.id) { table.append(row.cells) }
         // A title too long for the terminal goes on over the row's next lines, whole.
         table.wrapsCells = true
         return table.render(width: width, painter: painter)

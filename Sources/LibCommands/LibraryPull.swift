@@ -27,8 +27,9 @@ struct LibraryPull {
     let collection: ResourcePath
     let explain: (TransportFailure) -> CommandFailure
     let now: () -> UnixSeconds
-    /// Told how many members a listing has so far, page by page.
-    var progress: ((Int) -> Void)? = nil
+    /// Told how many members a listing has so far, page by page, and how
+    /// many there are in all when the server said.
+    var progress: ((Int, Int?) -> Void)? = nil
 
     /// Pulls; nil when the server has no such collection (404).
     func run() throws -> Outcome? {
@@ -43,9 +44,9 @@ struct LibraryPull {
         outcome.listed = true
         var pages = 0
         let fetcher = ResourceFetcher(api: api, rules: rules, explain: explain)
-        guard let members = try fetcher.collection(collection, progress: { count in
+        guard let members = try fetcher.collection(collection, progress: { count, total in
             pages += 1
-            progress?(count)
+            progress?(count, total)
         }) else { return nil }
         outcome.requests += pages
         let before = Set(try store.cache.paths(withPrefix: collection.description + "/", limit: Int.max))

@@ -40,7 +40,13 @@ extension LibraryService {
             document["etag"] = .string(book.etag)
             return .object(document)
         }
-        return .json(200, ["items": .array(items), "next": page.next.map { .string($0) } ?? .null])
+        var answer = JSONObject([("items", .array(items)), ("next", page.next.map { .string($0) } ?? .null)])
+        // The first page says how many there are, for a client's progress
+        // ("3,000/20,000"); later pages do not count again.
+        if request.query["after"] == nil {
+            answer["total"] = .integer(try store.read { try BookStore.liveCount(in: $0) })
+        }
+        return .json(200, .object(answer))
     }
 
     /// `GET /v1/books/{id}/history`: every version, who wrote it and when.

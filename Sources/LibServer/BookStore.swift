@@ -48,6 +48,11 @@ enum BookStore {
         return (items, next)
     }
 
+    /// How many books exist (deletions not counted).
+    static func liveCount(in db: any SQLConnection) throws -> Int64 {
+        try db.scalar("SELECT count(*) FROM books WHERE document IS NOT NULL")?.integer ?? 0
+    }
+
     /// Writes a new version (a document, or nil to delete), records who wrote
     /// it, and puts it at the head of the change feed (`ChangeLog`), where
     /// deletions are kept `changeRetention` seconds.

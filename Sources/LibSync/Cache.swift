@@ -47,13 +47,27 @@ public struct Cache {
     }
 
     /// A cached collection: when it was fetched and its members' cached copies, in order.
+    /// A pulled collection (LibraryMirror) is every cached document under it,
+    /// in path order (the server's byte order).
     public func collection(at path: String) throws -> (fetchedAt: UnixSeconds, members: [CachedDocument])? {
         guard let row = try db.query("SELECT members, fetched_at FROM collections WHERE path = ?1", [.text(path)]).first else {
             return nil
         }
+        if try LibraryMirror(db: db, collection: path).isPulled {
+            return (row["fetched_at"].real ?? 0, try documents(under: path + "/"))
+        }
         let paths = (row["members"].text ?? "").split(separator: "\n").map(String.init)
         let members = try paths.compactMap { try document(at: $0) }
         return (row["fetched_at"].real ?? 0, members)
+    }
+
+    /// Every cached document whose path starts with `prefix`, in path order.
+    func documents(under prefix: String) throws -> [CachedDocument] {
+        try db.query("SELECT path, body, etag, fetched_at, validated_at FROM documents WHERE path >= ?1 AND path < ?2 ORDER BY path",
+                     [.text(prefix), .text(prefix + "\u{10FFFF}")]).map { row in
+            CachedDocument(path: row[0].text ?? "", body: row[1].text ?? "", etag: row[2].text,
+                           fetchedAt: row[3].real ?? 0, validatedAt: row[4].real ?? 0)
+        }
     }
 
     /// Cached document paths starting with `prefix`, for completion.

@@ -38,6 +38,12 @@ public struct LibraryMirror {
         try db.scalar(cached: "SELECT value FROM meta WHERE key = ?1", [.text(cursorKey)])?.text
     }
 
+    /// Whether the collection was pulled: then its members are every cached
+    /// document under it (`Cache.collection(at:)`), and no member list is kept.
+    var isPulled: Bool {
+        get throws { try cursor() != nil }
+    }
+
     /// A complete listing taken after the feed's cursor `cursor` (nil: a
     /// server without a feed): the collection becomes exactly these members
     /// (cached books the server no longer lists are forgotten), all in one
@@ -51,6 +57,8 @@ public struct LibraryMirror {
                 try cache.forget(path)
             }
             for member in members { try cache.save(member.path, body: member.body, etag: member.etag, at: date) }
+            // With a cursor the members are the cached documents under the
+            // collection (the list is kept for when there is none).
             try Self.saveMembers(members.map(\.path).sorted(by: Self.serverOrder), of: collection, at: date, in: db)
             if let cursor {
                 try db.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)", [.text(cursorKey), .text(cursor)])
@@ -61,13 +69,10 @@ public struct LibraryMirror {
     }
 
     /// One page of the feed, and the cursor after it, in one transaction.
-    /// Unchanged copies (same ETag) are only marked current; the member
-    /// list is written again only when a book came or went.
+    /// Unchanged copies (same ETag) are only marked current.
     public func apply(_ changes: [Change], cursor: String, at date: UnixSeconds) throws {
         try db.write { db in
             let cache = Cache(db: db)
-            let listed = Set(try cache.memberPaths(of: collection))
-            var members = listed
             for change in changes {
                 if let body = change.body {
                     if try cache.document(at: change.path)?.etag == change.etag {
@@ -75,17 +80,11 @@ public struct LibraryMirror {
                     } else {
                         try cache.save(change.path, body: body, etag: change.etag, at: date)
                     }
-                    members.insert(change.path)
                 } else {
                     try cache.forget(change.path)
-                    members.remove(change.path)
                 }
             }
-            if members != listed {
-                try Self.saveMembers(members.sorted(by: Self.serverOrder), of: collection, at: date, in: db)
-            } else {
-                try db.run("UPDATE collections SET fetched_at = ?2 WHERE path = ?1", [.text(collection), .real(date)])
-            }
+            try db.run("UPDATE collections SET fetched_at = ?2 WHERE path = ?1", [.text(collection), .real(date)])
             try db.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)", [.text(cursorKey), .text(cursor)])
         }
     }
@@ -103,13 +102,5 @@ public struct LibraryMirror {
             INSERT INTO collections (path, members, fetched_at) VALUES (?1, ?2, ?3)
             ON CONFLICT (path) DO UPDATE SET members = excluded.members, fetched_at = excluded.fetched_at
             """, [.text(collection), .text(paths.joined(separator: "\n")), .real(date)])
-    }
-}
-
-extension Cache {
-    /// A cached collection's member paths, in order (none when not cached).
-    func memberPaths(of collection: String) throws -> [String] {
-        let text = try db.scalar("SELECT members FROM collections WHERE path = ?1", [.text(collection)])?.text ?? ""
-        return text.split(separator: "\n").map(String.init)
     }
 }

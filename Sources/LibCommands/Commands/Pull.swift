@@ -1,0 +1,146 @@
+import LibAccounts
+import LibBase
+import LibCLI
+import LibClient
+import LibJSON
+import LibSync
+
+/// `lib pull [--all]`: makes the account's offline library complete and
+/// current (LibraryPull): the first time by listing every page, with a
+/// progress line on a terminal, later by reading the change feed only.
+/// Deletions reach the device; unsent writes stay on top. Exit codes and
+/// `-q` as push's: nothing printed for success or a temporary failure
+/// (75) under `-q`, unless the oldest pending write has waited too long.
+enum Pull: Verb {
+    static let name = "pull"
+
+    static let all = OptionSpec.flag("all", "Pull every signed-in account, each with its own token")
+
+    static let command = CommandSpec(
+        name: name,
+        summary: "Bring the offline library up to date (changes only)",
+        discussion: """
+            Makes the whole library available on this device, for lib get \
+            --offline and lib search. The first time, every book is listed \
+            (with a progress line on a terminal); after that only what changed \
+            since the last pull is asked for, from the server's change feed, \
+            so a pull costs what changed, not the size of the library. Books \
+            deleted on the server are removed here. Writes not yet pushed stay \
+            on top of what is pulled, and nothing is sent.
+
+            When the server no longer keeps the changes since the last pull \
+            (it keeps deletions for 30 days by default), everything is listed \
+            again. lib get books does the same as a pull before it prints.
+            """,
+        options: [all],
+        examples: [
+            .init("lib pull", "Bring the library up to date."),
+            .init("lib -q pull --all", "From cron: every account, silent unless something needs you."),
+        ],
+        exitStatuses: [
+            .init(.success, "The offline library is complete and current."), .init(.failure), .init(.usage),
+            .init(.authentication, "The server needs you to sign in again."),
+            .init(.temporaryFailure, "Offline or the server is unreachable; what was pulled before is kept."),
+        ])
+
+    struct Options {
+        var all: Bool
+    }
+
+    static func options(_ parsed: ParsedCommand) throws -> Options { Options(all: parsed.isSet(all)) }
+
+    static func runsOnline(_ options: Options) -> Bool { true }
+
+    /// The collection a pull keeps on the device.
+    static let collection = ResourcePath(collection: "books", id: nil)
+
+    static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
+        let workspaces: [AccountWorkspace]
+        if options.all {
+            let directories = try context.directories
+            let index = try AccountIndex.load(from: directories.config)
+            guard !index.accounts.isEmpty else {
+                throw CommandFailure("Not signed in: run `lib login SERVER_URL`.", exitCode: .authentication)
+            }
+            let paths = AccountPaths(directories: directories)
+            workspaces = index.accounts.map { AccountWorkspace(context, paths: paths, index: index, account: $0) }
+        } else {
+            workspaces = [try AccountWorkspace(context)]
+        }
+        var worst = ExitCode.success
+        var reports: [JSONValue] = []
+        var problems: [String] = []
+        for workspace in workspaces {
+            let result = Result { try pull(workspace) }
+            switch result {
+            case .success(let outcome):
+                reports.append(json(outcome, workspace))
+                if !context.globalOptions.json && !context.globalOptions.quiet {
+                    context.standardOutput.write(summary(outcome, workspace) + "\n")
+                }
+            case .failure(let error):
+                let (message, code) = explanation(of: error)
+                worst = Push.worse(worst, code)
+                reports.append(.object(JSONObject([("account", .string(workspace.name)), ("problem", .string(message)),
+                                                   ("exit_code", .integer(Int64(code.rawValue)))])))
+                let silent = context.globalOptions.quiet && QuietRule(environment: context.environment)
+                    .silences(code, oldestPendingAge: Push.oldestPendingAge(workspace))
+                if !silent { problems.append(message) }
+            }
+        }
+        if context.globalOptions.json {
+            context.standardOutput.write(JSONValue.object(JSONObject([("accounts", .array(reports))])).prettyPrinted() + "\n")
+        }
+        for problem in problems {
+            context.standardError.write(context.errorPainter.paint("\(ProgramInfo.name):", .red) + " "
+                                        + TerminalText.escaped(problem, keepingLayout: true) + "\n")
+        }
+        if worst != .success { throw SilentFailure(worst) }
+        return .success
+    }
+
+    static func pull(_ workspace: AccountWorkspace) throws -> LibraryPull.Outcome {
+        let context = workspace.context
+        let store = try workspace.openStore()
+        let api = workspace.api(token: try workspace.token())
+        BookSchemaRefresh.ifStale(api, store: store, now: context.now().secondsSince1970)
+        let progress = PullProgress(context, server: workspace.account.origin.hostAndPort)
+        defer { progress.clear() }
+        var pull = LibraryPull(store: store, api: api, rules: try BookRules.forAccount(store), collection: collection,
+                               explain: { workspace.explain($0, pendingWrites: 0) }, now: { context.now().secondsSince1970 })
+        pull.progress = { progress.show(listed: $0, of: $1) }
+        guard let outcome = try pull.run() else {
+            throw CommandFailure("\(collection) is not on \(workspace.account.origin.hostAndPort)")
+        }
+        return outcome
+    }
+
+    /// "Pulled books from HOST for ACCOUNT: 3 changed, 1 deleted (20,000 books on this device)."
+    static func summary(_ outcome: LibraryPull.Outcome, _ workspace: AccountWorkspace) -> String {
+        let what: String
+        if outcome.listed {
+            what = "listed \(Wording.count(outcome.updated, "book"))" + (outcome.deleted > 0 ? ", \(outcome.deleted) gone" : "")
+        } else if outcome.updated + outcome.deleted == 0 {
+            what = "up to date"
+        } else {
+            what = "\(outcome.updated) changed, \(outcome.deleted) deleted"
+        }
+        return "Pulled \(collection) from \(workspace.account.origin.hostAndPort) for \(workspace.name): \(what)."
+    }
+
+    static func json(_ outcome: LibraryPull.Outcome, _ workspace: AccountWorkspace) -> JSONValue {
+        .object(JSONObject([
+            ("account", .string(workspace.name)), ("listed", .bool(outcome.listed)),
+            ("updated", .integer(Int64(outcome.updated))), ("deleted", .integer(Int64(outcome.deleted))),
+            ("requests", .integer(Int64(outcome.requests))),
+        ]))
+    }
+
+    private static func explanation(of error: any Error) -> (String, ExitCode) {
+        switch error {
+        case let failure as CommandFailure: return (failure.message, failure.exitCode)
+        case let failure as any ReportableError: return (failure.message, failure.exitCode)
+        default: return (String(describing: error), .failure)
+        }
+    }
+}

@@ -1,0 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LibBase
+import LibCLI
+import LibJSON
+import LibSync
+
+/// `lib search TEXT [--sort FIELD] [--limit N]`: full text over the offline
+/// library (LibrarySearch: FTS5 over title, author and tags, each word a
+/// prefix, best matches first) with the unsent writes applied. Reads the
+/// account's store only, opened read-only: never the network or the
+/// keyring, so the static `lib` runs it.
+enum Search: Verb {
+    static let name = "search"
+
+    static let text = ArgumentSpec("TEXT", .text, .required, "Words to look for in titles, authors and tags (quote several)")
+    static let sortFields = ["relevance", "id", "title", "author", "year", "copies"]
+    static let sort = OptionSpec.option(
+        "sort", value: "FIELD", .choice(sortFields),
+        "Order by FIELD (id, title, author, year, copies) instead of best match first")
+    static let limit = OptionSpec.option("limit", value: "N", .text, "Show at most N books (default \(defaultLimit))")
+    static let defaultLimit = 50
+
+    static let command = CommandSpec(
+        name: name,
+        summary: "Search the offline library, pending writes included",
+        discussion: """
+            Looks for books on this device whose title, author or tags hold \
+            every word of TEXT, each as the start of a word ("dun herb" finds \
+            Dune by Frank Herbert; case and accents do not matter), best \
+            matches first. Writes not yet pushed count: a book you renamed is \
+            found by its new title, one you deleted is not found. Never \
+            touches the network: run lib pull first to have the whole library \
+            here. A table on a terminal (id, title, author, year), JSON \
+            otherwise or with --json.
+            """,
+        arguments: [text],
+        options: [sort, limit],
+        examples: [
+            .init("lib search dune", "Books with a word starting with \"dune\"."),
+            .init("lib search 'frank herb' --sort year", "Frank Herbert's books, oldest first."),
+            .init("lib --json search austen --limit 5", "The five best matches, as JSON."),
+        ],
+        exitStatuses: [
+            .init(.success, "Done, also when nothing matched."),
+            .init(.failure, "Nothing of the account is on this device yet."), .init(.usage),
+        ])
+
+    struct Options: Equatable {
+        var query: SearchQuery
+        var order: LibrarySearch.Order
+        var limit: Int
+    }
+
+    static func options(_ parsed: ParsedCommand) throws -> Options {
+        let typed = parsed.argument(text) ?? ""
+        guard let query = SearchQuery(typed) else {
+            throw UsageError("'\(typed)' has no word to search for (letters or digits)", command: name)
+        }
+        var order = LibrarySearch.Order.relevance
+        if let field = parsed.text(sort), field != "relevance" { order = .field(field) }
+        var count = defaultLimit
+        if let text = parsed.text(limit) {
+            guard let n = Int(text), (1...100_000).contains(n) else {
+                throw UsageError("--limit wants a number from 1 to 100000, not '\(text)'", command: name)
+            }
+            count = n
+        }
+        return Options(query: query, order: order, limit: count)
+    }
+
+    static func runsOnline(_ options: Options) -> Bool { false }
+
+    static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
+        let workspace = try AccountWorkspace(context)
+        let storePath = workspace.paths.storePath(workspace.name)
+        guard access(storePath, F_OK) == 0 else {
+            throw CommandFailure("Nothing of \(workspace.name) is on this device yet: run `lib pull` while online")
+        }
+        let store = try AccountStore(readingFrom: storePath)
+        let found = try store.search.run(options.query, order: options.order, limit: options.limit)
+        let views = found.map { DocumentView(path: $0.path, serverCopy: $0.cached, outboxItems: $0.writes) }
+        if context.globalOptions.json || !context.standardOutput.isTerminal {
+            context.standardOutput.write(json(views, options, account: workspace.name).prettyPrinted() + "\n")
+        } else if views.isEmpty {
+            context.standardOutput.write("No book on this device matches '\(TerminalText.escaped(options.query.words.joined(separator: " ")))'.\n")
+        } else {
+            let table = DocumentRendering.table(views, width: context.outputWidth, painter: context.outputPainter, inGivenOrder: true)
+            Pager(context: context).show(table, context)
+        }
+        if !context.globalOptions.quiet, try store.mirror(of: "books").cursor() == nil {
+            context.standardError.write("Only the books cached on this device were searched: run `lib pull` for the whole library.\n")
+        }
+        return .success
+    }
+
+    /// `{"account", "query", "items": [books, each with `_pending` when unsent writes are applied]}`
+    static func json(_ views: [DocumentView], _ options: Options, account: String) -> JSONValue {
+        let items = JSONParser.parsedItems(DocumentRendering.json(collection: views))
+        return .object(JSONObject([
+            ("account", .string(account)), ("query", .array(options.query.words.map { .string($0) })), ("items", .array(items)),
+        ]))
+    }
+}
+
+private extension JSONParser {
+    /// The `items` of a rendered collection, so that search's JSON is get's, member for member.
+    static func parsedItems(_ text: String) -> [JSONValue] {
+        ((try? parse(text))?["items"]?.arrayValue) ?? []
+    }
+}
