@@ -56,6 +56,8 @@ private func everyHelpText() -> [(name: String, text: String)] {
         "lib edit PATH [FIELD=STRING | FIELD:=JSON ...] [--create | --delete] [--push]",
         "lib new COLLECTION [FIELD=STRING | FIELD:=JSON ...]",
         "lib push [--wait DURATION | --watch] [--all] [--dry-run]",
+        "lib pull [--all]",
+        "lib search TEXT [--sort FIELD] [--limit N]",
         "lib status [--short | --porcelain | --prompt] [--all]",
         "lib diff [PATH]",
         "lib discard [PATH ...] [--all] [--force] [--yes]",

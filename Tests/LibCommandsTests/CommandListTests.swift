@@ -32,7 +32,7 @@ func everyRegisteredCommandHasAHandler(name: String) {
     (["status"], false), (["status", "--prompt"], false), (["diff"], false), (["discard", "books/b-1"], false),
     (["switch"], false), (["resolve"], false), (["get", "books", "--offline"], false), (["edit", "books/b-1", "a=1"], false),
     (["get", "books"], true), (["edit", "books/b-1", "a=1", "--push"], true), (["push"], true), (["login"], true),
-    (["logout"], true), (["doctor"], true),
+    (["logout"], true), (["doctor"], true), (["search", "dune"], false), (["pull"], true), (["pull", "--all"], true),
 ])
 func eachVerbSaysWhereItRuns(arguments: [String], online: Bool) throws {
     guard case .run(let parsed) = try CommandLineParser(registry: .lib).parse(arguments),

@@ -93,3 +93,19 @@ private func options<V: Verb>(_ verb: V.Type, _ arguments: String...) throws -> 
     #expect(Push.runsOnline(try options(Push.self)))
     #expect(throws: UsageError.self) { try options(Push.self, "--dry-run", "--watch") }
 }
+
+@Test func pullReadsAll() throws {
+    #expect(try options(Pull.self, "--all").all)
+    #expect(try !options(Pull.self).all)
+}
+
+@Test func searchReadsTextSortAndLimit() throws {
+    let plain = try options(Search.self, "Dune, Herbert!")
+    #expect(plain.query.words == ["Dune", "Herbert"] && plain.order == .relevance && plain.limit == Search.defaultLimit)
+    let sorted = try options(Search.self, "dune", "--sort", "year", "--limit", "5")
+    #expect(sorted.order == .field("year") && sorted.limit == 5)
+    #expect(try options(Search.self, "dune", "--sort", "relevance").order == .relevance)
+    #expect(throws: UsageError.self) { try options(Search.self, "***") }
+    #expect(throws: UsageError.self) { try options(Search.self, "dune", "--limit", "0") }
+    #expect(throws: (any Error).self) { try options(Search.self, "dune", "--sort", "colour") }
+}
