@@ -1,0 +1,61 @@
+import Foundation
+import LibStore
+import LibSync
+import Testing
+import TestSupport
+
+/// A store made by the previous release (migrations 001–003: the 20 demo
+/// books cached by `lib get books`, an edit of b-7's title, a delete of b-3
+/// and a create of n-1 pending; Fixtures/store-before-library-index.sqlite,
+/// made with this branch's `lib` against a demo lib-server and then stripped
+/// of exactly what `005-library-index` adds) gains the search index and
+/// keeps everything it had.
+@Suite struct LibraryIndexMigrationTests {
+    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/store-before-library-index.sqlite").path
+
+    func copyOfFixture(_ dir: TemporaryDirectory) throws -> String {
+        let path = dir.file("store.sqlite")
+        try FileManager.default.copyItem(atPath: Self.fixture, toPath: path)
+        return path
+    }
+
+    /// What the store holds, read with plain SQL: the same before and after.
+    func contents(_ path: String) throws -> [String] {
+        let db = try Database(path: path)
+        return try ["SELECT path, body, etag FROM documents ORDER BY path",
+                    "SELECT seq, path, method, body, base_body, base_etag, idempotency_key, status FROM outbox ORDER BY seq",
+                    "SELECT path, members FROM collections ORDER BY path"].flatMap { sql in
+            try db.query(sql).map { row in row.values.map { $0.text ?? ($0.integer.map(String.init) ?? "∅") }.joined(separator: "|") }
+        }
+    }
+
+    @Test func theMigrationAddsTheIndexAndKeepsEveryDocumentAndWrite() throws {
+        let dir = try TemporaryDirectory()
+        let path = try copyOfFixture(dir)
+        let before = try contents(path)
+        #expect(before.count == 20 + 3 + 1, "the fixture: 20 cached books, 3 writes, the collection")
+        let store = try AccountStore(path: path)
+        #expect(try contents(path) == before, "nothing lost or changed")
+        #expect(try store.database.scalar("SELECT count(*) FROM library_index")?.integer == 20, "every cached book indexed")
+        #expect(try store.database.scalar("SELECT 1 FROM schema_migrations WHERE name = '005-library-index'") != nil)
+        func ids(_ text: String) throws -> [String] { try store.search.run(try #require(SearchQuery(text)), limit: 20).map(\.path) }
+        #expect(try ids("annotated") == ["books/b-7"], "the pending edit, by its new title")
+        #expect(try ids("herbert") == ["books/b-7"])
+        #expect(try ids("alice") == ["books/n-1"], "the pending create")
+        #expect(try ids("darkness").isEmpty && (try ids("pride")) == ["books/b-1"], "b-3, deleted on this device, is not found")
+        #expect(try store.outbox.counts() == (pending: 3, conflicts: 0, rejected: 0))
+        #expect(try store.mirror(of: "books").cursor() == nil, "the next pull lists everything once")
+    }
+
+    /// `lib search` opens the store read-only; an old store is migrated first, once.
+    @Test func aReadOnlyOpeningMigratesAnOldStoreOnce() throws {
+        let dir = try TemporaryDirectory()
+        let path = try copyOfFixture(dir)
+        let reader = try AccountStore(readingFrom: path)
+        #expect(try reader.search.run(try #require(SearchQuery("le guin")), limit: 5).map(\.path) == [])
+        #expect(try reader.search.run(try #require(SearchQuery("annot")), limit: 5).map(\.path) == ["books/b-7"])
+        let again = try AccountStore(readingFrom: path)
+        #expect(try again.database.scalar("SELECT count(*) FROM schema_migrations")?.integer == 4)
+    }
+}
