@@ -10,9 +10,9 @@ struct PullProgress {
     let server: String
     let started = MonotonicClock.now()
 
-    init(_ context: CommandContext, server: String) {
+    init(_ context: CommandContext, server: String, enabled: Bool = true) {
         channel = context.standardError
-        isEnabled = context.standardError.isTerminal && !context.globalOptions.quiet && !context.globalOptions.json
+        isEnabled = enabled && context.standardError.isTerminal && !context.globalOptions.quiet && !context.globalOptions.json
         self.server = server
     }
 

@@ -29,10 +29,12 @@ final class PushWatch {
     private let configDirectory: String
     /// nil: every signed-in account (`--all`); otherwise the one watched.
     private let onlyAccount: String?
-    private let events: WatchEvents
+    let events: WatchEvents
     private var accounts: [String: WatchedAccount] = [:]
     private var configWatch: Int32 = -1
-    private let defersWhenMetered: Bool
+    let defersWhenMetered: Bool
+    /// Seconds between pulls while idle (`LIB_WATCH_PULL_INTERVAL`; 0: none).
+    let pullInterval: Double
     private var networkManager: NetworkManagerMonitor?
     /// Said once: "no account is signed in".
     private var saidNoAccount = false
@@ -54,6 +56,7 @@ final class PushWatch {
         configDirectory = directories.config
         onlyAccount = all ? nil : try AccountWorkspace(context).name
         defersWhenMetered = context.environment["LIB_METERED"] == "defer"
+        pullInterval = Self.pullInterval(context.environment)
         events = try WatchEvents()
     }
 
@@ -67,9 +70,11 @@ final class PushWatch {
             for account in accounts.values.sorted(by: { $0.name < $1.name }) {
                 if let due = account.due, due <= now { attempt(account) }
                 if events.stopRequested { return .success }
+                if let due = account.pullDue, due <= now { pull(account) }
+                if events.stopRequested { return .success }
             }
             if let onlyAccount, accounts[onlyAccount] == nil { return .success }
-            let next = accounts.values.compactMap(\.due).min()
+            let next = (accounts.values.compactMap(\.due) + accounts.values.compactMap(\.pullDue)).min()
             for event in events.wait(timeout: next.map { $0 - MonotonicClock.now() }) {
                 switch event {
                 case .stop: return .success
@@ -108,6 +113,7 @@ final class PushWatch {
                     watched.needsLogin = false
                     watched.schedule(at: MonotonicClock.now())
                 }
+                if watched.pullFailed && watched.pullDue == nil { watched.pullDue = MonotonicClock.now() }
                 continue
             }
             let workspace = AccountWorkspace(context, paths: paths, index: index, account: account)
@@ -116,6 +122,8 @@ final class PushWatch {
                                          watch: events.watch(directory: paths.accountDirectory(account.name)))
             accounts[account.name] = watched
             watched.schedule(at: MonotonicClock.now())
+            // The library is made complete when the watch starts (WatchPull).
+            watched.pullDue = MonotonicClock.now()
         }
         if wanted.isEmpty && onlyAccount == nil && !saidNoAccount {
             say("No account is signed in; waiting for `lib login`.")
@@ -135,6 +143,9 @@ final class PushWatch {
     // MARK: The network
 
     private func routesChanged() {
+        for account in accounts.values where account.pullFailed {
+            account.pullDue = MonotonicClock.now() + Self.routeSettling
+        }
         for account in accounts.values {
             guard case .route = account.waiting else { continue }
             account.schedule(at: MonotonicClock.now() + Self.routeSettling)
@@ -158,7 +169,7 @@ final class PushWatch {
     /// NetworkManager's status, subscribing to its changes on first use
     /// (GIO is loaded only then: after a failure, or before a background
     /// push when LIB_METERED=defer asks for it).
-    private func networkManagerStatus() -> NetworkManagerStatus? {
+    func networkManagerStatus() -> NetworkManagerStatus? {
         if let networkManager { return networkManager.status }
         let monitor = NetworkManagerMonitor()
         networkManager = monitor
@@ -194,6 +205,8 @@ final class PushWatch {
         if result.answered > 0 {
             // One line per push: what went, then what needs a decision.
             say([result.summary, result.attention].compactMap { $0 }.joined(separator: " "))
+            // Then what others changed meanwhile.
+            account.pullDue = MonotonicClock.now()
         }
         let now = MonotonicClock.now()
         switch result.stop {
@@ -238,7 +251,7 @@ final class PushWatch {
     }
 
     /// One line on standard error, whole (journald keeps it as one record).
-    private func say(_ line: String) {
+    func say(_ line: String) {
         context.standardError.write("\(ProgramInfo.name): \(TerminalText.escaped(line, keepingLayout: true))\n")
     }
 }
@@ -267,6 +280,12 @@ final class WatchedAccount {
     var waiting = Waiting.nothing
     /// The token was rejected or is missing: no push until `lib login`.
     var needsLogin = false
+    /// When the next pull starts (monotonic seconds); nil: after the next push.
+    var pullDue: Double?
+    /// The last pull failed: it is retried with backoff, and when a route appears.
+    var pullFailed = false
+    var pullBackoff = RetryBackoff()
+    var lastPullProblem: String?
     private var backoff = RetryBackoff()
     private var outageStarted: Double?
     /// The last problem said, so that a retry failing the same way says nothing.

@@ -207,3 +207,42 @@ import TestSupport
         #expect(try alice.lib("pull").stderr.contains("connection refused"))
     }
 }
+
+/// `push --watch` keeps the library fresh: it pulls when it starts, right
+/// after a push, and while idle every LIB_WATCH_PULL_INTERVAL seconds.
+@Suite struct WatchPullTests {
+    @Test func theWatcherPullsAtStartAfterEachPushAndWhileIdle() throws {
+        let server = try startDemoServer()
+        let alice = try LibHarness(), bob = try LibHarness()
+        try alice.login("alice", to: server)
+        try bob.login("bob", to: server)
+        func aliceSees(_ path: String) throws -> JSONValue? {
+            let get = try alice.lib("get", "--offline", path)
+            return get.status == 0 ? try JSONParser.parse(get.stdout) : nil
+        }
+        // (JSONValue is ExpressibleByNilLiteral: compare the exit status, not the value with nil.)
+        func aliceHas(_ path: String) throws -> Bool { try alice.lib("get", "--offline", path).status == 0 }
+        let watcher = try RunningWatcher(alice, environment: ["LIB_WATCH_PULL_INTERVAL": "1"])
+        #expect(try waitUntil(timeout: 30) { try aliceHas("books/b-20") } != nil, "pulled at start\n\(watcher.stderr)")
+
+        // While idle: bob's change reaches alice's device within the interval.
+        #expect(try bob.lib("edit", "books/b-3", "--delete").status == 0)
+        #expect(try bob.lib("push").status == 0)
+        #expect(try waitUntil(timeout: 30) { try !aliceHas("books/b-3") } != nil, "\(watcher.stderr)")
+        #expect(watcher.terminate() == 0)
+
+        // Without the idle pull, a push brings what others changed right after it.
+        let quiet = try RunningWatcher(alice, environment: ["LIB_WATCH_PULL_INTERVAL": "0"], name: "quiet")
+        #expect(quiet.waitUntilWatching() && quiet.waitUntilAsleepWithoutTimeout(), "\(quiet.stderr)")
+        #expect(try bob.lib("edit", "books/b-4", "title=Bob's four").status == 0)
+        #expect(try bob.lib("push").status == 0)
+        sleep(1)
+        #expect(try aliceSees("books/b-4")?["title"]?.stringValue != "Bob's four", "no pull while idle with the interval off")
+        #expect(try alice.lib("edit", "books/wp-1", "--create", "title=Mine").status == 0)
+        #expect(try waitUntil(timeout: 30) { try aliceSees("books/b-4")?["title"]?.stringValue == "Bob's four" } != nil,
+                "\(quiet.stderr)")
+        #expect(quiet.terminate() == 0)
+        #expect(quiet.stderr == "lib: Pushed 1 write to 127.0.0.1:\(server.port) as \(alice.account("alice", on: server)).\n",
+                "pulls are quiet: \(quiet.stderr)")
+    }
+}

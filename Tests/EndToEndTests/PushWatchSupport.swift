@@ -53,10 +53,18 @@ final class RunningWatcher: @unchecked Sendable {
         ProcessState.waitUntil { ProcessState.inotifyWatchCount(process.processIdentifier) >= 1 + accounts }
     }
 
-    /// Waits until the watcher sleeps in poll with no timeout: nothing is
-    /// due, and only an event (a write, a route, a signal) can wake it.
+    /// Waits until the watcher sleeps in poll with no timeout, or with only
+    /// the idle pull's (LIB_WATCH_PULL_INTERVAL, 15 minutes by default):
+    /// nothing else is due, and only an event (a write, a route, a signal)
+    /// can wake it sooner.
     func waitUntilAsleepWithoutTimeout() -> Bool {
-        ProcessState.waitUntil { ProcessState.mainThreadPollTimeout(process.processIdentifier) == -1 }
+        ProcessState.waitUntil { Self.isAsleep(ProcessState.mainThreadPollTimeout(process.processIdentifier)) }
+    }
+
+    /// A poll timeout (ms) of an idle watcher: none, or the idle pull's (at least 10 minutes away).
+    static func isAsleep(_ timeout: Int32?) -> Bool {
+        guard let timeout else { return false }
+        return timeout == -1 || timeout >= 600_000
     }
 
     /// Waits until standard error has a line containing `text`.

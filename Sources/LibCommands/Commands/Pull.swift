@@ -99,12 +99,13 @@ enum Pull: Verb {
         return .success
     }
 
-    static func pull(_ workspace: AccountWorkspace) throws -> LibraryPull.Outcome {
+    /// One account's pull; `showsProgress: false` for `push --watch`, which logs lines.
+    static func pull(_ workspace: AccountWorkspace, showsProgress: Bool = true) throws -> LibraryPull.Outcome {
         let context = workspace.context
         let store = try workspace.openStore()
         let api = workspace.api(token: try workspace.token())
         BookSchemaRefresh.ifStale(api, store: store, now: context.now().secondsSince1970)
-        let progress = PullProgress(context, server: workspace.account.origin.hostAndPort)
+        let progress = PullProgress(context, server: workspace.account.origin.hostAndPort, enabled: showsProgress)
         defer { progress.clear() }
         var pull = LibraryPull(store: store, api: api, rules: try BookRules.forAccount(store), collection: collection,
                                explain: { workspace.explain($0, pendingWrites: 0) }, now: { context.now().secondsSince1970 })
@@ -136,7 +137,7 @@ enum Pull: Verb {
         ]))
     }
 
-    private static func explanation(of error: any Error) -> (String, ExitCode) {
+    static func explanation(of error: any Error) -> (String, ExitCode) {
         switch error {
         case let failure as CommandFailure: return (failure.message, failure.exitCode)
         case let failure as any ReportableError: return (failure.message, failure.exitCode)

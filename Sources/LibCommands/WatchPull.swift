@@ -1,0 +1,70 @@
+import LibBase
+import LibCLI
+import LibNet
+
+/// The pulls of `lib push --watch`, which keep the offline library fresh:
+/// when the watch starts, right after each push that sent something (what
+/// others changed meanwhile), after the server comes back (a failed pull is
+/// retried with backoff, and at once when a route appears), and while idle
+/// every `LIB_WATCH_PULL_INTERVAL` seconds (15 minutes by default; 0: only
+/// after pushes). With `LIB_METERED=defer` no pull starts while
+/// NetworkManager says the connection is metered.
+///
+/// Pulls are quiet: the watcher's lines are its pushes and problems. A pull
+/// that fails for a reason that heals by itself (offline, the server down)
+/// or that needs a sign-in says nothing either (the push says it when writes
+/// wait); any other problem is said once. Offline, the next pull waits for a
+/// route event, not a timer.
+extension PushWatch {
+    static let defaultPullInterval = 900.0
+    static let pullIntervalVariable = "LIB_WATCH_PULL_INTERVAL"
+
+    static func pullInterval(_ environment: [String: String]) -> Double {
+        guard let text = environment[pullIntervalVariable], !text.isEmpty else { return defaultPullInterval }
+        guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else { return defaultPullInterval }
+        return seconds
+    }
+
+    func pull(_ account: WatchedAccount) {
+        let now = MonotonicClock.now()
+        account.pullDue = nil
+        guard !account.needsLogin else { return }
+        if defersWhenMetered, networkManagerStatus()?.metered == true {
+            // Not now; the next push or the interval asks again.
+            scheduleIdlePull(account, from: now)
+            return
+        }
+        do {
+            _ = try Pull.pull(account.workspace, showsProgress: false)
+            account.pullFailed = false
+            account.pullBackoff = RetryBackoff()
+            account.lastPullProblem = nil
+            scheduleIdlePull(account, from: now)
+        } catch {
+            let (message, code) = Pull.explanation(of: error)
+            if code != .temporaryFailure && code != .authentication && message != account.lastPullProblem { say(message) }
+            account.lastPullProblem = message
+            switch code {
+            case .temporaryFailure:
+                account.pullFailed = true
+                let origin = account.workspace.account.origin
+                if events.hasRouteEvents, PathProbe.status(for: origin.host, port: UInt16(clamping: origin.port)) == .unavailable {
+                    // routesChanged() starts it again when a route appears.
+                    return
+                }
+                account.pullBackoff.first = 0.25
+                account.pullBackoff.limit = 30
+                account.pullDue = now + account.pullBackoff.nextDelay(retryAfter: nil)
+            case .authentication:
+                // The push says it, and `lib login` lets it try again (reloadAccounts).
+                account.pullFailed = true
+            default:
+                scheduleIdlePull(account, from: now)
+            }
+        }
+    }
+
+    private func scheduleIdlePull(_ account: WatchedAccount, from now: Double) {
+        account.pullDue = pullInterval > 0 ? now + pullInterval : nil
+    }
+}
