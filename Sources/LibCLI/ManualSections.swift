@@ -93,7 +93,12 @@ enum ManualSections {
         Entry(term: "LIB_METERED", text: """
             defer: background pushes (push --watch, and push --wait off a \
             terminal) hold writes while NetworkManager says the connection is \
-            metered. A push run at a terminal, or without --wait, is never held.
+            metered. A push run at a terminal, or without --wait, is never held. \
+            push --watch does not pull either while metered.
+            """),
+        Entry(term: "LIB_WATCH_PULL_INTERVAL", text: """
+            Seconds between the pulls push --watch makes while idle (default \
+            900; 0: only at start and after pushes).
             """),
         Entry(term: "XDG_RUNTIME_DIR", text: "Where the session bus socket is looked for (bus) when DBUS_SESSION_BUS_ADDRESS is unset."),
         Entry(term: "LIB_CA_BUNDLE", text: """

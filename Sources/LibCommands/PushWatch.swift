@@ -155,6 +155,9 @@ final class PushWatch {
     private func networkManagerChanged() {
         guard let networkManager, networkManager.refresh() else { return }
         let status = networkManager.status
+        for account in accounts.values where account.pullFailed && !(status?.metered ?? false) {
+            account.pullDue = MonotonicClock.now()
+        }
         for account in accounts.values {
             switch account.waiting {
             case .networkManager where !(status?.holdsRequests ?? false):

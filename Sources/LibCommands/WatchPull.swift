@@ -30,7 +30,8 @@ extension PushWatch {
         account.pullDue = nil
         guard !account.needsLogin else { return }
         if defersWhenMetered, networkManagerStatus()?.metered == true {
-            // Not now; the next push or the interval asks again.
+            // Owed: when NetworkManager says it is no longer metered (or the next push, or the interval).
+            account.pullFailed = true
             scheduleIdlePull(account, from: now)
             return
         }

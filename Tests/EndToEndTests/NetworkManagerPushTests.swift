@@ -109,6 +109,7 @@ struct NetworkManagerPushTests {
         // Held: asleep until NetworkManager says something (no timer that could push).
         #expect(watcher.waitUntilAsleepWithoutTimeout(), "\(watcher.stderr)")
         #expect(try serverVersions(server, "nm-1") == 0, "held while metered")
+        #expect(try alice.lib("get", "--offline", "books/b-1").status == 1, "no pull while metered either")
 
         // --wait off a terminal is held too; a push asked for by hand is not.
         let cron = try alice.lib(["push", "--wait", "2"], environment: ["LIB_METERED": "defer"])
@@ -118,6 +119,8 @@ struct NetworkManagerPushTests {
         try nm.setMetered(false)
         let took = try waitUntil(timeout: 30) { try serverVersions(server, "nm-1") == 1 && serverVersions(server, "nm-2") == 1 }
         #expect(took != nil, "not pushed after the connection stopped being metered\n\(watcher.stderr)")
+        #expect(try waitUntil(timeout: 30) { try alice.lib("get", "--offline", "books/b-1").status == 0 } != nil,
+                "pulled once the connection stopped being metered")
         #expect(watcher.terminate() == 0)
 
         try nm.setMetered(true)

@@ -38,8 +38,11 @@ enum Push: Verb {
             while the server is unreachable. One line per push on standard \
             error, each problem once. SIGTERM or SIGINT lets the request on the \
             wire finish and exits 0. With LIB_METERED=defer it holds writes \
-            while NetworkManager says the connection is metered. See \
-            contrib/systemd/lib-push.service.
+            while NetworkManager says the connection is metered. It also keeps \
+            the offline library fresh (as lib pull): at start, after each push, \
+            after the server comes back, and every LIB_WATCH_PULL_INTERVAL \
+            seconds while idle (default 900; 0: never), except while metered \
+            with LIB_METERED=defer. See contrib/systemd/lib-push.service.
             """)
     static let all = OptionSpec.flag("all", "Push every signed-in account, each with its own token")
     static let dryRun = OptionSpec.flag(
