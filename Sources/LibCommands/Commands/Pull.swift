@@ -89,7 +89,10 @@ enum Pull: Verb {
             }
         }
         if context.globalOptions.json {
+            // One document on stdout; the problems as the JSON error on stderr (docs/JSON.md).
             context.standardOutput.write(JSONValue.object(JSONObject([("accounts", .array(reports))])).prettyPrinted() + "\n")
+            if worst != .success { throw CommandFailure(problems.joined(separator: "\n"), exitCode: worst) }
+            return .success
         }
         for problem in problems {
             context.standardError.write(context.errorPainter.paint("\(ProgramInfo.name):", .red) + " "
