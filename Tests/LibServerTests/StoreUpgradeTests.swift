@@ -32,7 +32,12 @@ import TestSupport
             ? ["001-library"] : ["001-users-and-sessions", "002-books-and-history", "003-idempotency", "004-idempotency-claims"]))
 
         let server = try ServerProcess(database: location, demo: false)
-        #expect(try TestDatabase.query(location, migrations) == before, "a migration ran again, or was recorded again")
+        // Only the change feed's migration (issue 27) is new; the old ones neither ran nor were recorded again.
+        let upgraded = try TestDatabase.query(location, migrations)
+        let beforeLines = before.split(separator: "\n"), upgradedLines = upgraded.split(separator: "\n")
+        #expect(Array(upgradedLines.prefix(beforeLines.count)) == beforeLines, "a migration ran again, or was recorded again")
+        #expect(upgradedLines.dropFirst(beforeLines.count).map { $0.split(separator: "|")[0] }
+                == [TestDatabase.isPostgres ? "002-change-feed" : "005-change-feed"])
         let client = try HTTPTestClient(port: server.port)
         func signIn(_ user: String, _ password: String) throws -> String {
             let answer = try client.request("POST", "/v1/sessions", headers: [("Content-Type", "application/json")],
@@ -59,7 +64,14 @@ import TestSupport
             ("Authorization", "Bearer \(dora)"), ("If-Match", etag), ("Idempotency-Key", "after-upgrade"), ("Content-Type", "application/json"),
         ], body: #"{"id":"b-7","title":"Written after the upgrade"}"#)
         #expect(put.status == 200, "\(put.text)")
+        // The books the old server wrote are in the change feed from its start; the new write after them.
+        let now = try #require(client.request("GET", "/v1/changes", headers: auth).json?["next"]?.stringValue)
+        let start = String(now.prefix { $0 != "-" }) + "-0"
+        let feed = try client.request("GET", "/v1/changes?since=\(start)&limit=1000", headers: auth)
+        let ids = feed.json?["items"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+        #expect(ids.last == "b-7" && ids.contains("b-9") && ids.contains("b-8"), "\(feed.text)")
+        #expect(feed.json?["items"]?.arrayValue?.first { $0["id"] == "b-8" }?["document"] == .null, "b-8, deleted before the upgrade")
         #expect(server.stop() == 0)
-        #expect(try TestDatabase.query(location, migrations) == before)
+        #expect(try TestDatabase.query(location, migrations) == upgraded)
     }
 }
