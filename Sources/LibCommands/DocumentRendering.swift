@@ -33,7 +33,7 @@ enum DocumentRendering {
     /// `"_cached": {"age_seconds": N or null, "reason": TOKEN, "message": "…"}`.
     static let cachedMember = "_cached"
 
-    private static func jsonValue(_ view: DocumentView) -> JSONValue {
+    static func jsonValue(_ view: DocumentView) -> JSONValue {
         guard let pending = view.pending else { return view.document ?? .null }
         // A pending delete keeps only the id, so that the document still says which one it was.
         var object = view.document?.objectValue ?? JSONObject()

@@ -97,16 +97,10 @@ enum Search: Verb {
 
     /// `{"account", "query", "items": [books, each with `_pending` when unsent writes are applied]}`
     static func json(_ views: [DocumentView], _ options: Options, account: String) -> JSONValue {
-        let items = JSONParser.parsedItems(DocumentRendering.json(collection: views))
-        return .object(JSONObject([
-            ("account", .string(account)), ("query", .array(options.query.words.map { .string($0) })), ("items", .array(items)),
+        // Each item as `lib get` shows a book (DocumentRendering), member for member.
+        .object(JSONObject([
+            ("account", .string(account)), ("query", .array(options.query.words.map { .string($0) })),
+            ("items", .array(views.map(DocumentRendering.jsonValue))),
         ]))
-    }
-}
-
-private extension JSONParser {
-    /// The `items` of a rendered collection, so that search's JSON is get's, member for member.
-    static func parsedItems(_ text: String) -> [JSONValue] {
-        ((try? parse(text))?["items"]?.arrayValue) ?? []
     }
 }
