@@ -33,7 +33,9 @@ enum Get: Verb {
             Without one, lib waits as long as its usual timeouts.
 
             Writes still waiting in the outbox are shown applied and marked as \
-            pending, never as done. Collections such as books are cached too.
+            pending, never as done. A collection such as books is brought up to \
+            date as lib pull does (the first time every page, then only what \
+            changed since) and printed from this device.
             """,
         arguments: [path],
         options: [offline, fresh, timeout],
