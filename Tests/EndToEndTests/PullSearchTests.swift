@@ -192,6 +192,27 @@ import TestSupport
         #expect(try alice.lib("search", "x", "--sort", "colour").status == 2)
     }
 
+    @Test func pullAllPullsEverySignedInAccountAndNamesEachOnesProblem() throws {
+        let logged = try LoggedServer()
+        let lib = try LibHarness()
+        try lib.login("alice", to: logged.server)
+        try lib.login("bob", to: logged.server)
+        let all = try lib.lib("--json", "pull", "--all")
+        #expect(all.status == 0, "\(all)")
+        try JSONSchemaValidator.validate(all.stdout, against: "pull")
+        let accounts = try JSONParser.parse(all.stdout)["accounts"]?.arrayValue ?? []
+        #expect(Set(accounts.compactMap { $0["account"]?.stringValue })
+                == [lib.account("alice", on: logged.server), lib.account("bob", on: logged.server)], "\(all)")
+        #expect(accounts.allSatisfy { $0["listed"] == true && $0["updated"] == 20 }, "\(all)")
+        _ = logged.server.stop()
+        let down = try lib.lib("pull", "--all")
+        #expect(down.status == 75, "\(down)")
+        let lines = down.stderr.split(separator: "\n")
+        #expect(lines.count == 2 && lines.allSatisfy { $0.contains("connection refused") }, "\(down)")
+        #expect(lines.contains { $0.hasPrefix("lib: \(lib.account("alice", on: logged.server)): ") }, "\(down)")
+        #expect(lines.contains { $0.hasPrefix("lib: \(lib.account("bob", on: logged.server)): ") }, "\(down)")
+    }
+
     @Test func aFirstPullOnATerminalShowsItsProgress() throws {
         let logged = try LoggedServer()
         let alice = try LibHarness()

@@ -85,7 +85,9 @@ enum Pull: Verb {
                                                    ("exit_code", .integer(Int64(code.rawValue)))])))
                 let silent = context.globalOptions.quiet && QuietRule(environment: context.environment)
                     .silences(code, oldestPendingAge: Push.oldestPendingAge(workspace))
-                if !silent { problems.append(message) }
+                // Several accounts: each problem line names its account (as push's do).
+                let named = workspaces.count > 1 && !message.hasPrefix(workspace.name) ? "\(workspace.name): \(message)" : message
+                if !silent { problems.append(named) }
             }
         }
         if context.globalOptions.json {
