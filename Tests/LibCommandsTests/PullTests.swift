@@ -81,3 +81,24 @@ func aFeedAnswerThatIsNotTheServersIsKeptNowhere(answer: HTTPResponse) throws {
     #expect(try machine.cached("books/b-1") == nil)
     #expect(try machine.store().mirror(of: "books").cursor() == "e-9")
 }
+
+/// A server without a change feed (404 for it, as an older lib-server
+/// answers): every pull lists, and the listing alone is the collection.
+@Test func aServerWithoutAFeedIsListedEveryTime() throws {
+    let machine = try Machine()
+    defer { machine.verify() }
+    machine.signIn()
+    machine.server.expectSchema()
+    for _ in 0..<2 {
+        machine.server.on("GET", "/v1/changes") { _ in Answers.problem(404, "No such route: /v1/changes") }
+        machine.server.on("GET", "/v1/books?limit=1000") { _ in
+            Answers.json(200, ["items": [["id": "b-7", "title": "Dune", "etag": "\"1-b\""]], "next": nil])
+        }
+        let pull = machine.lib("--json", "pull")
+        #expect(pull.exitCode == .success, "\(pull)")
+        #expect(JSONValue.parsing(pull.stdout)?["accounts"]?.arrayValue?.first?["listed"] == true, "\(pull)")
+    }
+    #expect(try machine.store().mirror(of: "books").cursor() == nil)
+    let offline = machine.lib("get", "--offline", "books")
+    #expect(JSONValue.parsing(offline.stdout)?["items"]?.arrayValue?.count == 1, "\(offline)")
+}
