@@ -26,7 +26,7 @@ _lib_complete_value() {
         accounts) mapfile -t values < <(command lib __complete accounts 2>/dev/null) ;;
         paths) mapfile -t values < <(command lib __complete paths "${word#"$lead"}" 2>/dev/null) ;;
         fields) mapfile -t values < <(command lib __complete fields "${word#"$lead"}" 2>/dev/null) ;;
-        commands) values=(login logout switch get edit new push status diff discard restore log revert resolve doctor completion help) ;;
+        commands) values=(login logout switch get edit new push pull search status diff discard restore log revert resolve doctor completion help) ;;
         words:*) read -ra values <<<"${kind#words:}" ;;
         *) COMPREPLY=(); return ;;
     esac
@@ -50,6 +50,10 @@ _lib_option_kind() {
         new:-A|new:--account) _lib_kind='accounts' ;;
         push:--wait) _lib_kind='none' ;;
         push:-A|push:--account) _lib_kind='accounts' ;;
+        pull:-A|pull:--account) _lib_kind='accounts' ;;
+        search:--sort) _lib_kind='words:relevance id title author year copies' ;;
+        search:--limit) _lib_kind='none' ;;
+        search:-A|search:--account) _lib_kind='accounts' ;;
         status:-A|status:--account) _lib_kind='accounts' ;;
         diff:-A|diff:--account) _lib_kind='accounts' ;;
         discard:-A|discard:--account) _lib_kind='accounts' ;;
@@ -97,6 +101,11 @@ _lib_argument_kind() {
             case $2 in
                 0) _lib_kind='paths' ;;
                 *) _lib_kind='fields' ;;
+            esac ;;
+        search)
+            case $2 in
+                0) _lib_kind='none' ;;
+                *) return 1 ;;
             esac ;;
         diff)
             case $2 in
@@ -150,6 +159,8 @@ _lib_options_of() {
         edit) _lib_options=(--create --delete --push -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         new) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         push) _lib_options=(--wait --watch --all -n --dry-run -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        pull) _lib_options=(--all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        search) _lib_options=(--sort --limit -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         status) _lib_options=(-s --short --porcelain --prompt --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         diff) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         discard) _lib_options=(--all --force --yes -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;

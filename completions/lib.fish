@@ -62,7 +62,7 @@ end
 # Succeeds when option $argv[2] of command $argv[1] takes a separate value.
 function __lib_takes_value
     switch "$argv[1] $argv[2]"
-        case 'login --user' 'login -A' 'login --account' 'logout -A' 'logout --account' 'switch -A' 'switch --account' 'get --timeout' 'get -A' 'get --account' 'edit -A' 'edit --account' 'new -A' 'new --account' 'push --wait' 'push -A' 'push --account' 'status -A' 'status --account' 'diff -A' 'diff --account' 'discard -A' 'discard --account' 'restore -A' 'restore --account' 'log -n' 'log --max-count' 'log -A' 'log --account' 'revert -A' 'revert --account' 'resolve -A' 'resolve --account' 'doctor -A' 'doctor --account' 'completion -A' 'completion --account' 'help -A' 'help --account'
+        case 'login --user' 'login -A' 'login --account' 'logout -A' 'logout --account' 'switch -A' 'switch --account' 'get --timeout' 'get -A' 'get --account' 'edit -A' 'edit --account' 'new -A' 'new --account' 'push --wait' 'push -A' 'push --account' 'pull -A' 'pull --account' 'search --sort' 'search --limit' 'search -A' 'search --account' 'status -A' 'status --account' 'diff -A' 'diff --account' 'discard -A' 'discard --account' 'restore -A' 'restore --account' 'log -n' 'log --max-count' 'log -A' 'log --account' 'revert -A' 'revert --account' 'resolve -A' 'resolve --account' 'doctor -A' 'doctor --account' 'completion -A' 'completion --account' 'help -A' 'help --account'
             return 0
     end
     return 1
@@ -85,6 +85,8 @@ complete -c lib -n 'not __lib_command' -a get -d 'Print a resource, fresh or fro
 complete -c lib -n 'not __lib_command' -a edit -d 'Change a resource; the change waits in the outbox'
 complete -c lib -n 'not __lib_command' -a new -d 'Make a new document, with an id made here'
 complete -c lib -n 'not __lib_command' -a push -d 'Send pending writes to the server, in order'
+complete -c lib -n 'not __lib_command' -a pull -d 'Bring the offline library up to date (changes only)'
+complete -c lib -n 'not __lib_command' -a search -d 'Search the offline library, pending writes included'
 complete -c lib -n 'not __lib_command' -a status -d 'Show pending writes, conflicts and the account'
 complete -c lib -n 'not __lib_command' -a diff -d 'Show what pending writes change, field by field'
 complete -c lib -n 'not __lib_command' -a discard -d 'Take back pending writes'
@@ -175,6 +177,25 @@ complete -c lib -n '__lib_using push' -l json -d 'Print one JSON document instea
 complete -c lib -n '__lib_using push' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using push' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using push' -l no-color -d 'Never colour the output'
+
+# lib pull
+complete -c lib -n '__lib_using pull' -l all -d 'Pull every signed-in account, each with its own token'
+complete -c lib -n '__lib_using pull' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using pull' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using pull' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using pull' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using pull' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using pull' -l no-color -d 'Never colour the output'
+
+# lib search
+complete -c lib -n '__lib_using search' -l sort -x -a 'relevance id title author year copies' -d 'Order by FIELD (id, title, author, year, copies) instead of best match first'
+complete -c lib -n '__lib_using search' -l limit -x -d 'Show at most N books (default 50)'
+complete -c lib -n '__lib_using search' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using search' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using search' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using search' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using search' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using search' -l no-color -d 'Never colour the output'
 
 # lib status
 complete -c lib -n '__lib_using status; and not __fish_seen_argument -l porcelain; and not __fish_seen_argument -l prompt' -s s -l short -d 'One line per pending write or conflict'
@@ -281,4 +302,4 @@ complete -c lib -n '__lib_using help' -l json -d 'Print one JSON document instea
 complete -c lib -n '__lib_using help' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using help' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using help' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument help 1' -a 'login logout switch get edit new push status diff discard restore log revert resolve doctor completion help' -d 'The command to explain'
+complete -c lib -n '__lib_at_argument help 1' -a 'login logout switch get edit new push pull search status diff discard restore log revert resolve doctor completion help' -d 'The command to explain'
