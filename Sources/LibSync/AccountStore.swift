@@ -37,7 +37,9 @@ public final class AccountStore {
         options.readOnly = true
         options.create = false
         let reader = try Database(path: path, options: options)
-        if try reader.scalar(cached: "SELECT 1 FROM schema_migrations WHERE name = ?1", [.text(AccountStoreSchema.newest)]) != nil {
+        // Every migration, not only the newest: branches add them in
+        // parallel, and a store may have a later one without an earlier one.
+        if try reader.scalar(cached: AccountStoreSchema.countApplied)?.integer == Int64(AccountStoreSchema.names.count) {
             database = reader
         } else {
             options.readOnly = false

@@ -2,8 +2,11 @@ import LibStore
 
 /// The migrations of an account's store: its cache and its outbox. Append only.
 enum AccountStoreSchema {
-    /// The last migration's name: a store that has it needs none.
-    static let newest = LibraryIndexSchema.name
+    /// Every migration's name, in order.
+    static let names = migrator.migrations.map(\.name)
+    /// How many of them a store has applied (all of them: it needs none).
+    static let countApplied = "SELECT count(*) FROM schema_migrations WHERE name IN ("
+        + names.map { "'\($0)'" }.joined(separator: ", ") + ")"
 
     static var migrator: Migrator {
         var m = Migrator()
