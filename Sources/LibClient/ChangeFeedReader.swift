@@ -29,15 +29,17 @@ public struct ChangeFeedReader {
     /// Changes asked for per page: the server's maximum.
     public static let pageSize = 1000
 
-    let api: ServerAPI
-    let rules: BookRules
-    let explain: (TransportFailure) -> CommandFailure
+    /// The reads' server, book rules and explanations: the feed is read as
+    /// every other read is.
+    let reads: ResourceFetcher
+    var api: ServerAPI { reads.api }
+    var rules: BookRules { reads.rules }
 
-    public init(api: ServerAPI, rules: BookRules = .builtIn, explain: @escaping (TransportFailure) -> CommandFailure) {
-        self.api = api
-        self.rules = rules
-        self.explain = explain
+    public init(_ reads: ResourceFetcher) {
+        self.reads = reads
     }
+
+    func explain(_ failure: TransportFailure) -> CommandFailure { reads.explain(failure) }
 
     /// A cursor for "now" (taken before a full listing); nil for a server without a feed.
     public func now() throws -> String? {

@@ -35,6 +35,19 @@ struct AccountWorkspace {
 
     var name: String { account.name }
 
+    /// Every signed-in account with `--all` (none is a failure: exit 4),
+    /// else the one in effect.
+    static func chosen(all: Bool, _ context: CommandContext) throws -> [AccountWorkspace] {
+        guard all else { return [try AccountWorkspace(context)] }
+        let directories = try context.directories
+        let index = try AccountIndex.load(from: directories.config)
+        guard !index.accounts.isEmpty else {
+            throw CommandFailure("Not signed in: run `lib login SERVER_URL`.", exitCode: .authentication)
+        }
+        let paths = AccountPaths(directories: directories)
+        return index.accounts.map { AccountWorkspace(context, paths: paths, index: index, account: $0) }
+    }
+
     var keyringAccount: KeyringAccount {
         KeyringAccount(server: account.origin.description, userID: account.userID, userName: account.username)
     }

@@ -34,7 +34,7 @@ struct LibraryPull {
     /// Pulls; nil when the server has no such collection (404).
     func run() throws -> Outcome? {
         let mirror = store.mirror(of: collection.description)
-        let feed = ChangeFeedReader(api: api, rules: rules, explain: explain)
+        let feed = ChangeFeedReader(ResourceFetcher(api: api, rules: rules, explain: explain))
         var outcome = Outcome()
         if let cursor = try mirror.cursor(), try follow(feed, from: cursor, into: mirror, &outcome) { return outcome }
         // Listed after the cursor was taken: what changes while the pages

@@ -36,8 +36,7 @@ enum Discard: Verb {
             push could not connect for (refused, offline, DNS, TLS), never \
             got to, or held behind a conflict is not, and goes back freely.
             """,
-        arguments: [paths],
-        options: [all, force, yes],
+        arguments: [paths], options: [all, force, yes],
         examples: [
             .init("lib discard books/b-7", "Take back the unsent change of books/b-7."),
             .init("lib discard --all --yes", "Take back every write of the account."),

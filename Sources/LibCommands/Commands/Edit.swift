@@ -38,8 +38,7 @@ enum Edit: Verb {
             $VISUAL or $EDITOR on the JSON document: invalid JSON reopens the \
             editor with the error on top, and an unchanged file changes nothing.
             """,
-        arguments: [path, assignments],
-        options: [create, delete, push],
+        arguments: [path, assignments], options: [create, delete, push],
         exclusiveGroups: [[create.name, delete.name]],
         examples: [
             .init("lib edit books/b-7 title='Dune Messiah' year:=1969", "Change two fields."),

@@ -37,8 +37,7 @@ enum Get: Verb {
             date as lib pull does (the first time every page, then only what \
             changed since) and printed from this device.
             """,
-        arguments: [path],
-        options: [offline, fresh, timeout],
+        arguments: [path], options: [offline, fresh, timeout],
         exclusiveGroups: [[offline.name, fresh.name]],
         examples: [
             .init("lib get books/b-7", "Print the book, from the server if it can be reached."),

@@ -38,8 +38,7 @@ enum Log: Verb {
             when, field by field. When the server cannot be reached it says \
             that part is missing and shows the rest; --offline leaves it out.
             """,
-        arguments: [path],
-        options: [count, offline],
+        arguments: [path], options: [count, offline],
         examples: [
             .init("lib log", "Everything this device pushed for the account."),
             .init("lib log -n 5", "The five newest writes."),

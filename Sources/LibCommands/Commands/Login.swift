@@ -37,8 +37,7 @@ enum Login: Verb {
             restored: login asks on a terminal, and otherwise follows \
             --restore or --no-restore (the default is to leave them aside).
             """,
-        arguments: [serverURL],
-        options: [user, passwordStdin, tokenStdin, restore, noRestore],
+        arguments: [serverURL], options: [user, passwordStdin, tokenStdin, restore, noRestore],
         exclusiveGroups: [[passwordStdin.name, tokenStdin.name], [restore.name, noRestore.name]],
         examples: [
             .init("lib login https://library.example.org --user alice", "Sign in; the password is asked for."),

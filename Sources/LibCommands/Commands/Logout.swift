@@ -27,8 +27,7 @@ enum Logout: Verb {
             another account. --discard deletes them instead, after asking on a \
             terminal unless --yes is given.
             """,
-        arguments: [account],
-        options: [discard, yes],
+        arguments: [account], options: [discard, yes],
         examples: [
             .init("lib logout", "Sign out of the current account."),
             .init("lib logout bob --discard --yes", "Sign out of bob's account and drop its unsent writes."),

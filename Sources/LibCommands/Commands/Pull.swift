@@ -55,18 +55,7 @@ enum Pull: Verb {
     static let collection = ResourcePath(collection: "books", id: nil)
 
     static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
-        let workspaces: [AccountWorkspace]
-        if options.all {
-            let directories = try context.directories
-            let index = try AccountIndex.load(from: directories.config)
-            guard !index.accounts.isEmpty else {
-                throw CommandFailure("Not signed in: run `lib login SERVER_URL`.", exitCode: .authentication)
-            }
-            let paths = AccountPaths(directories: directories)
-            workspaces = index.accounts.map { AccountWorkspace(context, paths: paths, index: index, account: $0) }
-        } else {
-            workspaces = [try AccountWorkspace(context)]
-        }
+        let workspaces = try AccountWorkspace.chosen(all: options.all, context)
         var worst = ExitCode.success
         var reports: [JSONValue] = []
         var problems: [String] = []

@@ -114,18 +114,7 @@ enum Push: Verb {
             return try PushWatch(context, all: options.all).run()
         }
         let deadline = options.wait.map { MonotonicClock.now() + $0 }
-        let workspaces: [AccountWorkspace]
-        if options.all {
-            let directories = try context.directories
-            let index = try AccountIndex.load(from: directories.config)
-            guard !index.accounts.isEmpty else {
-                throw CommandFailure("Not signed in: run `lib login SERVER_URL`.", exitCode: .authentication)
-            }
-            let paths = AccountPaths(directories: directories)
-            workspaces = index.accounts.map { AccountWorkspace(context, paths: paths, index: index, account: $0) }
-        } else {
-            workspaces = [try AccountWorkspace(context)]
-        }
+        let workspaces = try AccountWorkspace.chosen(all: options.all, context)
         var worst = ExitCode.success
         var results: [(account: String, result: AccountPush.Result)] = []
         for workspace in workspaces {

@@ -56,8 +56,7 @@ enum Resolve: Verb {
             merge with both values of each clash between markers, and refuses \
             to save while a marker is left.
             """,
-        arguments: [path],
-        options: [mine, theirs, whole, merge, edit, discard, yes],
+        arguments: [path], options: [mine, theirs, whole, merge, edit, discard, yes],
         exclusiveGroups: [[mine.name, theirs.name, merge.name, edit.name, discard.name]],
         examples: [
             .init("lib resolve", "List what needs a decision."),

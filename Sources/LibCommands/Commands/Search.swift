@@ -35,8 +35,7 @@ enum Search: Verb {
             here. A table on a terminal (id, title, author, year), JSON \
             otherwise or with --json.
             """,
-        arguments: [text],
-        options: [sort, limit],
+        arguments: [text], options: [sort, limit],
         examples: [
             .init("lib search dune", "Books with a word starting with \"dune\"."),
             .init("lib search 'frank herb' --sort year", "Frank Herbert's books, oldest first."),
