@@ -162,13 +162,13 @@ enum Push: Verb {
                 result.exitCode, oldestPendingAge: workspace.flatMap { oldestPendingAge($0) })
         }
         if silent && result.attention == nil { return }
-        let name = "\(ProgramInfo.name):"
+        let prefix = "\(ProgramInfo.name):"
         let painter = context.errorPainter
         // Wrapped before it is painted: the width counts what is seen.
         let line = { (text: String, style: TextStyle?) -> String in
-            let fitted = context.standardError.fitted("\(name) " + TerminalText.escaped(named(text), keepingLayout: true))
-            let rest = String(fitted.dropFirst(name.count))
-            return painter.paint(name, .red) + (style.map { painter.paint(rest, $0) } ?? rest) + "\n"
+            let fitted = context.standardError.fitted("\(prefix) " + TerminalText.escaped(named(text), keepingLayout: true))
+            let rest = String(fitted.dropFirst(prefix.count))
+            return painter.paint(prefix, .red) + (style.map { painter.paint(rest, $0) } ?? rest) + "\n"
         }
         if let summary = result.summary, !context.globalOptions.quiet {
             context.standardOutput.write(TerminalText.escaped(summary, keepingLayout: true) + "\n")
