@@ -24,16 +24,19 @@ extension LibraryService {
         }
     }
 
+    /// A page's `limit`: 100 unless the query asks for 1 to 1000.
+    static func pageLimit(_ request: HTTPRequest) throws -> Int {
+        guard let text = request.query["limit"] else { return 100 }
+        guard let n = Int(text), (1...1000).contains(n) else {
+            throw ProblemError(.badRequest("limit must be an integer from 1 to 1000, not '\(text)'"))
+        }
+        return n
+    }
+
     /// `GET /v1/books[?after=ID&limit=N]`: a page of books in id order, each
     /// with its `etag`, and `next` (the `after` for the next page) or null.
     func listBooks(_ request: HTTPRequest) throws -> HTTPResponse {
-        var limit = 100
-        if let text = request.query["limit"] {
-            guard let n = Int(text), (1...1000).contains(n) else {
-                throw ProblemError(.badRequest("limit must be an integer from 1 to 1000, not '\(text)'"))
-            }
-            limit = n
-        }
+        let limit = try Self.pageLimit(request)
         let page = try store.read { try BookStore.list(after: request.query["after"], limit: limit, in: $0) }
         let items: [JSONValue] = page.items.compactMap { book in
             guard var document = book.document else { return nil }

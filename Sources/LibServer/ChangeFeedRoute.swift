@@ -8,13 +8,7 @@ extension LibraryService {
     /// `since`: no items, and a cursor for "now". 410 when the cursor is
     /// older than the tombstones kept, or not one of this database's.
     func changes(_ request: HTTPRequest) throws -> HTTPResponse {
-        var limit = 100
-        if let text = request.query["limit"] {
-            guard let n = Int(text), (1...1000).contains(n) else {
-                throw ProblemError(.badRequest("limit must be an integer from 1 to 1000, not '\(text)'"))
-            }
-            limit = n
-        }
+        let limit = try Self.pageLimit(request)
         guard let sinceText = request.query["since"] else {
             let state = try store.read { try ChangeLog.state(in: $0) }
             return Self.changePage([], next: ChangeCursor(epoch: state.epoch, seq: state.newest))

@@ -97,8 +97,8 @@ public struct LibrarySearch {
         case (nil, _), (.null?, _): return false
         case (_, nil), (_, .null?): return true
         case (.integer(let x)?, .integer(let y)?): return x == y ? nil : x < y
-        default:
-            let x = sortKey(a!), y = sortKey(b!)
+        case (let a?, let b?):
+            let x = sortKey(a), y = sortKey(b)
             return x == y ? nil : x < y
         }
     }
