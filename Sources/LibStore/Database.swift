@@ -213,6 +213,23 @@ public final class Database {
         try transaction("BEGIN DEFERRED", body)
     }
 
+    /// Runs `body` as one change: in a savepoint of the caller's
+    /// transaction when there is one (undone alone when it throws), else in
+    /// its own write transaction.
+    public func atomically<T>(_ body: (Database) throws -> T) throws -> T {
+        guard isInTransaction else { return try write(body) }
+        try execute("SAVEPOINT atomically")
+        do {
+            let result = try body(self)
+            try execute("RELEASE atomically")
+            return result
+        } catch {
+            try? execute("ROLLBACK TO atomically")
+            try? execute("RELEASE atomically")
+            throw error
+        }
+    }
+
     private func transaction<T>(_ begin: String, _ body: (Database) throws -> T) throws -> T {
         try execute(begin)
         do {

@@ -65,6 +65,7 @@ enum AccountStoreSchema {
         m.register("003-intents", WholeDocumentWrites.migrate)
         m.register("004-pushed-log", sql: PushedLog.migration)
         m.register(LibraryIndexSchema.name, sql: LibraryIndexSchema.sql)
+        m.register(LibraryIndexSchema.triggersDropped, sql: LibraryIndexSchema.dropTriggers)
         return m
     }
 }

@@ -15,13 +15,16 @@ public struct Cache {
                               validatedAt: statement.value(at: 3).real ?? 0)
     }
 
-    /// Stores a fresh copy (a 200 answer).
+    /// Stores a fresh copy (a 200 answer), and indexes it for search in the same transaction.
     public func save(_ path: String, body: String, etag: String?, at date: UnixSeconds) throws {
-        try db.run(cached: """
-            INSERT INTO documents (path, body, etag, fetched_at, validated_at) VALUES (?1, ?2, ?3, ?4, ?4)
-            ON CONFLICT (path) DO UPDATE SET body = excluded.body, etag = excluded.etag,
-                fetched_at = excluded.fetched_at, validated_at = excluded.validated_at
-            """, [.text(path), .text(body), SQLValue(etag), .real(date)])
+        try db.atomically { db in
+            try db.run(cached: """
+                INSERT INTO documents (path, body, etag, fetched_at, validated_at) VALUES (?1, ?2, ?3, ?4, ?4)
+                ON CONFLICT (path) DO UPDATE SET body = excluded.body, etag = excluded.etag,
+                    fetched_at = excluded.fetched_at, validated_at = excluded.validated_at
+                """, [.text(path), .text(body), SQLValue(etag), .real(date)])
+            try LibraryIndex(db: db).update(path)
+        }
     }
 
     /// The server said the copy is current (a 304 answer).
@@ -31,7 +34,10 @@ public struct Cache {
 
     /// The server says there is no such document (a 404, or a delete went through).
     public func forget(_ path: String) throws {
-        try db.run(cached: "DELETE FROM documents WHERE path = ?1", [.text(path)])
+        try db.atomically { db in
+            try db.run(cached: "DELETE FROM documents WHERE path = ?1", [.text(path)])
+            try LibraryIndex(db: db).remove(path)
+        }
     }
 
     /// Stores a collection's member list and refreshes each member's entry.

@@ -3,7 +3,7 @@ import LibStore
 
 /// `lib search`: full text over the account's offline library with the
 /// unsent writes applied, from the store alone. The cache's books are found
-/// through `library_index` (kept by triggers, see LibraryIndexSchema); a
+/// through `library_index` (kept by the cache's writes, see LibraryIndex); a
 /// book with writes in the outbox is looked for in its local version
 /// instead (LocalVersion: a pending edit is found by its new text, a pending
 /// delete is not found), through a temporary index of those few documents

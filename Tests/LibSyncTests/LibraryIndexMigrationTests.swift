@@ -1,6 +1,6 @@
 import Foundation
 import LibStore
-import LibSync
+@testable import LibSync
 import Testing
 import TestSupport
 
@@ -56,6 +56,34 @@ import TestSupport
         #expect(try reader.search.run(try #require(SearchQuery("le guin")), limit: 5).map(\.path) == [])
         #expect(try reader.search.run(try #require(SearchQuery("annot")), limit: 5).map(\.path) == ["books/b-7"])
         let again = try AccountStore(readingFrom: path)
-        #expect(try again.database.scalar("SELECT count(*) FROM schema_migrations")?.integer == 5, "001–003, then 004 and 005")
+        #expect(try again.database.scalar("SELECT count(*) FROM schema_migrations")?.integer == 6, "001–003, then 004, 005 and 006")
+    }
+
+    /// A store 005 migrated when triggers kept the index loses them (they
+    /// would index every change twice, and each open parses them), and the
+    /// cache's writes keep its index from then on.
+    @Test func aStoreIndexedByTriggersLosesThemAndStaysIndexed() throws {
+        let dir = try TemporaryDirectory()
+        let path = try copyOfFixture(dir)
+        do {
+            var migrator = Migrator()
+            for migration in AccountStoreSchema.migrator.migrations where migration.name <= LibraryIndexSchema.name {
+                migrator.register(migration.name, migration.apply)
+            }
+            try migrator.migrate(try Database(path: path))
+        }
+        let triggers = "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'library_index%'"
+        #expect(try Database(path: path).scalar(triggers)?.integer == 3, "the store as the previous release left it")
+        let store = try AccountStore(path: path)
+        #expect(try store.database.scalar(triggers)?.integer == 0)
+        try store.cache.save("books/b-1", body: #"{"id":"b-1","title":"Persuasion","author":"Jane Austen"}"#, etag: "\"9\"", at: 0)
+        try store.cache.forget("books/b-2")
+        try store.cache.save("books/z-1", body: #"{"id":"z-1","title":"Sanditon"}"#, etag: "\"1\"", at: 0)
+        func ids(_ text: String) throws -> [String] { try store.search.run(try #require(SearchQuery(text)), limit: 20).map(\.path) }
+        #expect(try ids("persuasion") == ["books/b-1"] && (try ids("pride")).isEmpty)
+        #expect(try ids("sanditon") == ["books/z-1"])
+        #expect(try store.database.scalar("SELECT count(*) FROM library_index")?.integer == Int64(store.cache.count),
+                "one index row per cached book, none twice")
+        #expect(try store.database.scalar("SELECT count(*) FROM library_index_rows")?.integer == Int64(store.cache.count))
     }
 }
