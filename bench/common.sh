@@ -115,6 +115,22 @@ bench_git_repo() {
   echo "$repo"
 }
 
+# bench_hyperfine ARGS...: hyperfine on one CPU (the last), it and every
+# command it measures. Left to the scheduler on a 2-core machine, the
+# measured processes land on either core, beside whatever else runs there,
+# and two commands measured one after the other see different mixes: the
+# same binaries measured 1.02, 1.51, 1.22 and 1.06 times git status in four
+# runs a minute apart, and 1.02 to 1.16 pinned.
+bench_hyperfine() {
+  local cpu
+  cpu=$(( $(nproc) - 1 ))
+  if command -v taskset >/dev/null && [ "$cpu" -gt 0 ]; then
+    taskset -c "$cpu" hyperfine "$@"
+  else
+    hyperfine "$@"
+  fi
+}
+
 # bench_mean JSON NAME: the mean seconds of the named command in hyperfine's export.
 bench_mean() {
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([r["mean"] for r in d["results"] if r["command"]==sys.argv[2]][0])' "$1" "$2"
@@ -159,7 +175,7 @@ bench_against_git() {
   local label=$1 args=$2 budget=$3 small=$4 large=$5 repo=$6 home
   for home in small large; do
     local dir=$small; [ $home = large ] && dir=$large
-    LIB_HOME="$dir" hyperfine -N --warmup 30 --min-runs 300 --export-json "$bench_work/$home.json" \
+    LIB_HOME="$dir" bench_hyperfine -N --warmup 30 --min-runs 300 --export-json "$bench_work/$home.json" \
       -n git "git -C $repo status --porcelain" -n lib "$BIN/lib $args" >/dev/null
   done
   local git_small small_t git_large large_t

@@ -19,7 +19,7 @@ chmod +x "$reset"
 reference="$bench_work/reference.sqlite"
 sqlite3 "$reference" "PRAGMA journal_mode=WAL; CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL);" >/dev/null
 
-LIB_HOME="$home" hyperfine -N --warmup 20 --min-runs 200 --export-json "$bench_work/edit.json" \
+LIB_HOME="$home" bench_hyperfine -N --warmup 20 --min-runs 200 --export-json "$bench_work/edit.json" \
   --prepare "$reset" -n lib "$BIN/lib edit books/b-7 copies:=8" \
   -n sqlite3 "sqlite3 $reference 'PRAGMA synchronous=FULL; PRAGMA journal_mode=WAL; INSERT INTO t (body) VALUES (printf(\"%s\", json_object(\"copies\", 8)));'" \
   >/dev/null

@@ -33,7 +33,7 @@ SQL
 lines=$(LIB_HOME="$home" "$BIN/lib" log | wc -l)
 [ "$lines" -eq 10001 ] || { echo "lib log printed $lines lines, not 10,001" >&2; exit 1; }
 
-LIB_HOME="$home" hyperfine -N --warmup 10 --min-runs 60 --export-json "$bench_work/log.json" \
+LIB_HOME="$home" bench_hyperfine -N --warmup 10 --min-runs 60 --export-json "$bench_work/log.json" \
   -n status "$BIN/lib status" -n log "$BIN/lib log" -n log-20 "$BIN/lib log -n 20" >/dev/null
 status_m=$(bench_median "$bench_work/log.json" status)
 log_m=$(bench_median "$bench_work/log.json" log)

@@ -40,14 +40,14 @@ requests=$((after - before))
 echo "pull of 20,000 books with 3 changes: $requests requests"
 bench_budget "pull with a few changes, requests" "$requests" "<=" 3
 
-LIB_HOME="$alice" hyperfine -N --warmup 3 --min-runs 30 --export-json "$bench_work/pull.json" \
+LIB_HOME="$alice" bench_hyperfine -N --warmup 3 --min-runs 30 --export-json "$bench_work/pull.json" \
   --prepare "sh -c '$changes'" -n pull "$BIN/lib -q pull" \
   -n get "$BIN/lib get books/b-1" >/dev/null
 pull=$(bench_median "$bench_work/pull.json" pull) get=$(bench_median "$bench_work/pull.json" get)
 echo "pull (3 changes): $(bench_ratio "$pull" 0.001) ms, online get: $(bench_ratio "$get" 0.001) ms, ratio $(bench_ratio "$pull" "$get") (budget 2)"
 bench_budget "pull with a few changes / online get" "$(bench_ratio "$pull" "$get")" "<=" 2
 
-LIB_HOME="$alice" hyperfine -N --warmup 10 --min-runs 100 --export-json "$bench_work/search.json" \
+LIB_HOME="$alice" bench_hyperfine -N --warmup 10 --min-runs 100 --export-json "$bench_work/search.json" \
   -n search "$BIN/lib search 1999" -n worst "$BIN/lib search 'generated volume 1999'" \
   -n offline "$BIN/lib get --offline books/b-1" >/dev/null
 search=$(bench_median "$bench_work/search.json" search) offline=$(bench_median "$bench_work/search.json" offline)

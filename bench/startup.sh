@@ -14,7 +14,7 @@ cc -O2 -o "$bench_work/empty" "$bench_work/empty.c"
 # own (static initialisers, the backtracer's set-up, its pages).
 printf 'print(CommandLine.arguments.count)\n' > "$bench_work/hello.swift"
 swiftc -O -static-executable -o "$bench_work/hello" "$bench_work/hello.swift" 2>/dev/null
-hyperfine -N --warmup 50 --min-runs 500 --export-json "$bench_work/startup.json" \
+bench_hyperfine -N --warmup 50 --min-runs 500 --export-json "$bench_work/startup.json" \
   -n c "$bench_work/empty" -n swift "$bench_work/hello" -n lib "$BIN/lib --version" >/dev/null
 lib_t=$(bench_mean "$bench_work/startup.json" lib)
 c_t=$(bench_mean "$bench_work/startup.json" c)

@@ -30,6 +30,7 @@ public final class Database {
         var db: OpaquePointer?
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         flags |= options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        _ = Self.configured
         let rc = try Self.creating.withLock { _ throws(DatabaseError) -> Int32 in
             if options.create && !options.readOnly {
                 try Self.createPrivateFile(path)
@@ -69,6 +70,9 @@ public final class Database {
     }
 
     deinit { sqlite3_close_v2(handle) }
+
+    /// SQLite's process-wide settings, made once before its first connection.
+    private static let configured: Void = { _ = csqlite_disable_memory_statistics() }()
 
     /// Held while a file is created and opened (see `createPrivateFile`).
     private static let creating = Mutex(())

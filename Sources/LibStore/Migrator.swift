@@ -16,8 +16,10 @@ public struct Migrator {
         migrations.append(Migration(name: name, apply: apply))
     }
 
-    public mutating func register(_ name: String, sql: String) {
-        register(name) { db in try db.execute(sql) }
+    /// `sql` is only made when the migration runs: opening an up-to-date
+    /// store (every `lib` command) reads the names alone.
+    public mutating func register(_ name: String, sql: @autoclosure @escaping () -> String) {
+        register(name) { db in try db.execute(sql()) }
     }
 
     /// Applies the migrations this database lacks; returns their names.
