@@ -136,7 +136,12 @@ static int store_operation(SecretCall *call) {
     return status;
 }
 
-static int lookup_operation(SecretCall *call) {
+/// What lookup and delete do with the items the query found (one at least).
+typedef int (*FoundItemsOperation)(SecretCall *call, SecretService *service, GList *items);
+
+/// Opens the service, finds the items the query names, runs `operation` on
+/// them when there are some, and frees both.
+static int on_found_items(SecretCall *call, FoundItemsOperation operation) {
     const SecretFunctions *fn = call->fn;
     SecretService *service = NULL;
     int status = open_service(call, &service);
@@ -144,6 +149,14 @@ static int lookup_operation(SecretCall *call) {
 
     GList *items = NULL;
     status = search(call, service, &items);
+    if (status == CSECRET_OK) status = operation(call, service, items);
+    if (items) fn->g_list_free_full(items, fn->g_object_unref);
+    fn->g_object_unref(service);
+    return status;
+}
+
+static int lookup_found(SecretCall *call, SecretService *service, GList *items) {
+    const SecretFunctions *fn = call->fn;
     // Storing replaces, so there is one item; should there be more (e.g. in
     // two collections), the newest one wins.
     SecretItem *item = NULL;
@@ -152,7 +165,8 @@ static int lookup_operation(SecretCall *call) {
             item = each->data;
         }
     }
-    if (status == CSECRET_OK && fn->secret_item_get_locked(item)) {
+    int status = CSECRET_OK;
+    if (fn->secret_item_get_locked(item)) {
         GList only = {item, NULL, NULL};
         status = unlock(call, service, &only);
     }
@@ -162,41 +176,32 @@ static int lookup_operation(SecretCall *call) {
             status = classify(call, error, CSECRET_FAILED);
         }
     }
-    if (status == CSECRET_OK) {
-        SecretValue *value = fn->secret_item_get_secret(item);
-        if (value == NULL) {
-            csecret_set_message(call->message, sizeof call->message, "the item's secret could not be read");
-            status = fn->secret_item_get_locked(item) ? CSECRET_LOCKED : CSECRET_FAILED;
-        } else {
-            size_t length = 0;
-            const char *bytes = fn->secret_value_get(value, &length);
-            call->found_secret = malloc(length + 1);
-            if (call->found_secret == NULL) {
-                csecret_set_message(call->message, sizeof call->message, "out of memory");
-                status = CSECRET_FAILED;
-            } else {
-                memcpy(call->found_secret, bytes, length);
-                call->found_secret[length] = '\0';
-                call->found_length = length;
-            }
-            fn->secret_value_unref(value);
-        }
+    if (status != CSECRET_OK) return status;
+    SecretValue *value = fn->secret_item_get_secret(item);
+    if (value == NULL) {
+        csecret_set_message(call->message, sizeof call->message, "the item's secret could not be read");
+        return fn->secret_item_get_locked(item) ? CSECRET_LOCKED : CSECRET_FAILED;
     }
-    if (items) fn->g_list_free_full(items, fn->g_object_unref);
-    fn->g_object_unref(service);
+    size_t length = 0;
+    const char *bytes = fn->secret_value_get(value, &length);
+    call->found_secret = malloc(length + 1);
+    if (call->found_secret == NULL) {
+        csecret_set_message(call->message, sizeof call->message, "out of memory");
+        status = CSECRET_FAILED;
+    } else {
+        memcpy(call->found_secret, bytes, length);
+        call->found_secret[length] = '\0';
+        call->found_length = length;
+    }
+    fn->secret_value_unref(value);
     return status;
 }
 
-static int delete_operation(SecretCall *call) {
+static int delete_found(SecretCall *call, SecretService *service, GList *items) {
     const SecretFunctions *fn = call->fn;
-    SecretService *service = NULL;
-    int status = open_service(call, &service);
-    if (status != CSECRET_OK) return status;
-
-    GList *items = NULL;
-    status = search(call, service, &items);
+    int status = CSECRET_OK;
     GList *locked = NULL;
-    for (GList *each = items; status == CSECRET_OK && each; each = each->next) {
+    for (GList *each = items; each; each = each->next) {
         if (fn->secret_item_get_locked(each->data)) {
             GList *link = calloc(1, sizeof *link);
             if (link == NULL) break;
@@ -220,10 +225,12 @@ static int delete_operation(SecretCall *call) {
             status = classify(call, error, CSECRET_FAILED);
         }
     }
-    if (items) fn->g_list_free_full(items, fn->g_object_unref);
-    fn->g_object_unref(service);
     return status;
 }
+
+static int lookup_operation(SecretCall *call) { return on_found_items(call, lookup_found); }
+
+static int delete_operation(SecretCall *call) { return on_found_items(call, delete_found); }
 
 /// Loads libsecret, copies the query into a SecretCall and runs `operation`.
 static int run(const csecret_query *query, const char *label, const char *secret, size_t secret_length,

@@ -6,7 +6,8 @@ import Glibc
 /// root (`config`, `data`, `state` below it; tests use it); otherwise the XDG
 /// base directories, each with a `lib` directory: `$XDG_CONFIG_HOME/lib`
 /// (default `~/.config/lib`), `$XDG_DATA_HOME/lib` (`~/.local/share/lib`),
-/// `$XDG_STATE_HOME/lib` (`~/.local/state/lib`).
+/// `$XDG_STATE_HOME/lib` (`~/.local/state/lib`). Made only by `resolve`,
+/// which refuses directories other users can change.
 public struct LibDirectories: Sendable, Equatable {
     /// Settings: the accounts index and the current account.
     public let config: String
@@ -14,12 +15,6 @@ public struct LibDirectories: Sendable, Equatable {
     public let data: String
     /// What is kept between runs but is neither: locks, set-aside outboxes.
     public let state: String
-
-    public init(config: String, data: String, state: String) {
-        self.config = config
-        self.data = data
-        self.state = state
-    }
 
     /// The directories for this environment. Fails only when neither
     /// `LIB_HOME` nor the home directory can be found.

@@ -28,39 +28,29 @@ public final class ScriptedPeer: @unchecked Sendable {
     /// `script(N, request)`.
     public init(host: String = "127.0.0.1", port: UInt16 = 0, script: @escaping @Sendable (Int, String) -> Reply) throws {
         self.host = host
-        let family = host.contains(":") ? AF_INET6 : AF_INET
-        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        // getaddrinfo makes the socket address of either family (a numeric
+        // host, so nothing is looked up).
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &found) == 0, let address = found?.pointee else {
+            throw PeerError.socket(EINVAL)
+        }
+        defer { freeaddrinfo(found) }
+        let fd = socket(address.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw PeerError.socket(errno) }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var boundPort: UInt16 = 0
-        if family == AF_INET {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            inet_pton(AF_INET, host, &address.sin_addr)
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let ok = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0
-                }
+        var bound = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let listening = bind(fd, address.ai_addr, address.ai_addrlen) == 0 && listen(fd, 16) == 0
+            && withUnsafeMutablePointer(to: &bound) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
             }
-            guard ok else { close(fd); throw PeerError.socket(errno) }
-            boundPort = UInt16(bigEndian: address.sin_port)
-        } else {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = port.bigEndian
-            inet_pton(AF_INET6, host, &address.sin6_addr)
-            var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-            let ok = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0
-                }
-            }
-            guard ok else { close(fd); throw PeerError.socket(errno) }
-            boundPort = UInt16(bigEndian: address.sin6_port)
-        }
+        guard listening else { close(fd); throw PeerError.socket(errno) }
+        // sin_port and sin6_port are both at offset 2, in network order.
+        let boundPort = UInt16(bigEndian: withUnsafeBytes(of: bound) { $0.load(fromByteOffset: 2, as: UInt16.self) })
         listener = fd
         self.port = boundPort
         // The threads hold the log, never the peer, so that releasing the

@@ -1,6 +1,6 @@
 import LibCLI
 import Testing
-import LibBase
+@testable import LibBase
 
 @Test func libHomeIsTheSingleRoot() throws {
     let directories = try LibDirectories.resolve(environment: [

@@ -1,4 +1,4 @@
-import LibBase
+@testable import LibBase
 import LibCLI
 @testable import LibCommands
 import Testing
