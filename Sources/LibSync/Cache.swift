@@ -15,15 +15,25 @@ public struct Cache {
                               validatedAt: statement.value(at: 3).real ?? 0)
     }
 
+    /// A document as the server sent it.
+    public typealias Copy = (path: String, body: String, etag: String?)
+
     /// Stores a fresh copy (a 200 answer), and indexes it for search in the same transaction.
     public func save(_ path: String, body: String, etag: String?, at date: UnixSeconds) throws {
+        try save([(path, body, etag)], at: date)
+    }
+
+    /// Stores fresh copies, and indexes them for search, in one transaction.
+    public func save(_ copies: [Copy], at date: UnixSeconds) throws {
         try db.atomically { db in
-            try db.run(cached: """
-                INSERT INTO documents (path, body, etag, fetched_at, validated_at) VALUES (?1, ?2, ?3, ?4, ?4)
-                ON CONFLICT (path) DO UPDATE SET body = excluded.body, etag = excluded.etag,
-                    fetched_at = excluded.fetched_at, validated_at = excluded.validated_at
-                """, [.text(path), .text(body), SQLValue(etag), .real(date)])
-            try LibraryIndex(db: db).update(path)
+            for copy in copies {
+                try db.run(cached: """
+                    INSERT INTO documents (path, body, etag, fetched_at, validated_at) VALUES (?1, ?2, ?3, ?4, ?4)
+                    ON CONFLICT (path) DO UPDATE SET body = excluded.body, etag = excluded.etag,
+                        fetched_at = excluded.fetched_at, validated_at = excluded.validated_at
+                    """, [.text(copy.path), .text(copy.body), SQLValue(copy.etag), .real(date)])
+            }
+            try LibraryIndex(db: db).update(copies.map(\.path))
         }
     }
 
@@ -34,17 +44,21 @@ public struct Cache {
 
     /// The server says there is no such document (a 404, or a delete went through).
     public func forget(_ path: String) throws {
+        try forget([path])
+    }
+
+    /// Forgets documents, and takes them out of the search index, in one transaction.
+    public func forget(_ paths: [String]) throws {
         try db.atomically { db in
-            try db.run(cached: "DELETE FROM documents WHERE path = ?1", [.text(path)])
-            try LibraryIndex(db: db).remove(path)
+            for path in paths { try db.run(cached: "DELETE FROM documents WHERE path = ?1", [.text(path)]) }
+            try LibraryIndex(db: db).remove(paths)
         }
     }
 
     /// Stores a collection's member list and refreshes each member's entry.
-    public func saveCollection(_ path: String, members: [(path: String, body: String, etag: String?)], at date: UnixSeconds) throws {
+    public func saveCollection(_ path: String, members: [Copy], at date: UnixSeconds) throws {
         try db.write { db in
-            let cache = Cache(db: db)
-            for member in members { try cache.save(member.path, body: member.body, etag: member.etag, at: date) }
+            try Cache(db: db).save(members, at: date)
             try db.run("""
                 INSERT INTO collections (path, members, fetched_at) VALUES (?1, ?2, ?3)
                 ON CONFLICT (path) DO UPDATE SET members = excluded.members, fetched_at = excluded.fetched_at

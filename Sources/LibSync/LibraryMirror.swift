@@ -48,15 +48,13 @@ public struct LibraryMirror {
     /// server without a feed): the collection becomes exactly these members
     /// (cached books the server no longer lists are forgotten), all in one
     /// transaction.
-    public func replace(with members: [(path: String, body: String, etag: String?)], cursor: String?, at date: UnixSeconds) throws {
+    public func replace(with members: [Cache.Copy], cursor: String?, at date: UnixSeconds) throws {
         try db.write { db in
             let cache = Cache(db: db)
             let listed = Set(members.map(\.path))
             let prefix = collection + "/"
-            for path in try cache.paths(withPrefix: prefix, limit: Int.max) where !listed.contains(path) {
-                try cache.forget(path)
-            }
-            for member in members { try cache.save(member.path, body: member.body, etag: member.etag, at: date) }
+            try cache.forget(try cache.paths(withPrefix: prefix, limit: Int.max).filter { !listed.contains($0) })
+            try cache.save(members, at: date)
             // With a cursor the members are the cached documents under the
             // collection (the list is kept for when there is none).
             try Self.saveMembers(members.map(\.path).sorted(by: Self.serverOrder), of: collection, at: date, in: db)
@@ -73,17 +71,22 @@ public struct LibraryMirror {
     public func apply(_ changes: [Change], cursor: String, at date: UnixSeconds) throws {
         try db.write { db in
             let cache = Cache(db: db)
+            var fresh: [Cache.Copy] = [], gone: [String] = []
             for change in changes {
                 if let body = change.body {
                     if try cache.document(at: change.path)?.etag == change.etag {
                         try cache.markValidated(change.path, at: date)
                     } else {
-                        try cache.save(change.path, body: body, etag: change.etag, at: date)
+                        fresh.append((change.path, body, change.etag))
                     }
                 } else {
-                    try cache.forget(change.path)
+                    gone.append(change.path)
                 }
             }
+            // A page names each book once (its latest change), so the order
+            // between saving and forgetting does not matter.
+            try cache.save(fresh, at: date)
+            try cache.forget(gone)
             try db.run("UPDATE collections SET fetched_at = ?2 WHERE path = ?1", [.text(collection), .real(date)])
             try db.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)", [.text(cursorKey), .text(cursor)])
         }

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# A first `lib pull` of a 100,000-book library (issue 27) into an empty
+# store, against curl fetching the same pages (1,000 books each, the ones
+# lib asks for) over one connection, alternating, 3 runs each. Reported
+# beside curl, with lib's peak memory; no budget: a device lists the whole
+# library once, and what it adds to the transfer is its store's writes
+# (each book cached and indexed, one transaction a page).
+# Usage: bench/first-pull.sh BIN_DIR   (inside scripts/with-test-session.sh;
+# BENCH_PULL_BOOKS=N for another size)
+set -euo pipefail
+BIN=$(cd "${1:-.build/release}" && pwd)
+. "$(dirname "$0")/common.sh"
+books=${BENCH_PULL_BOOKS:-100000}
+
+# The server makes its tables; the books go in with its own SQL.
+db="$bench_work/server.sqlite"
+bench_start_server && bench_stop_server
+sqlite3 "$db" <<SQL
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $books)
+INSERT INTO books (id, version, etag, document)
+  SELECT printf('g-%06d', i), 1, printf('"1-g%06d"', i),
+         json_object('id', printf('g-%06d', i), 'title', 'Generated volume ' || i, 'author', 'Author ' || (i % 100),
+                     'year', 1900 + i % 120, 'tags', json_array('generated'))
+  FROM n;
+INSERT INTO changes (book_id, deleted, at) SELECT id, 0, 0 FROM books WHERE id LIKE 'g-%' ORDER BY id;
+SQL
+BENCH_DB="$db" bench_start_server
+template="$bench_work/template"
+bench_home "$template"
+token=$(curl -s -X POST "$BENCH_URL/v1/sessions" -H 'Content-Type: application/json' \
+  -d '{"username":"alice","password":"alice-demo"}' | sed -n 's/.*"token":"\([^"]*\)".*/\1/p')
+
+# The pages, found by following `next` once (not timed), as one curl config.
+python3 - "$BENCH_URL" "$token" "$bench_work/pages.curl" <<'PY'
+import json, sys, urllib.request
+base, token, out = sys.argv[1:4]
+pages, after = [], None
+while True:
+    url = base + "/v1/books?limit=1000" + ("" if after is None else "&after=" + after)
+    pages.append(url)
+    request = urllib.request.Request(url, headers={"Authorization": "Bearer " + token})
+    after = json.load(urllib.request.urlopen(request))["next"]
+    if after is None:
+        break
+with open(out, "w") as config:
+    config.write('header = "Authorization: Bearer %s"\n' % token)
+    for url in pages:
+        config.write('url = "%s"\noutput = "/dev/null"\n' % url)
+PY
+pages=$(grep -c '^url' "$bench_work/pages.curl")
+total=$((books + 20))   # and the 20 demo books
+
+rate() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):,.0f}')" "$1" "$2"; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+lib_times=() curl_times=() rss_values=()
+for run in 1 2 3; do
+  home="$bench_work/home-$run"
+  cp -a "$template" "$home"
+  start=$EPOCHREALTIME
+  LIB_HOME="$home" /usr/bin/time -f '%M' -o "$bench_work/lib.time" "$BIN/lib" -q pull
+  lib_times+=("$(python3 -c "print($EPOCHREALTIME - $start)")")
+  rss_values+=("$(cat "$bench_work/lib.time")")
+  cached=$(sqlite3 "$(ls -d "$home"/data/accounts/*/store.sqlite)" "SELECT count(*) FROM documents WHERE path LIKE 'books/%'")
+  [ "$cached" = "$total" ] || { echo "lib pull cached $cached books of $total" >&2; exit 1; }
+  rm -rf "$home"
+  start=$EPOCHREALTIME
+  curl -s -w '%{http_code}\n' -K "$bench_work/pages.curl" > "$bench_work/codes"
+  curl_times+=("$(python3 -c "print($EPOCHREALTIME - $start)")")
+  [ "$(grep -c '^200$' "$bench_work/codes")" = "$pages" ] || { echo "curl: not every page answered 200" >&2; exit 1; }
+done
+lib_t=$(median "${lib_times[@]}") curl_t=$(median "${curl_times[@]}") rss=$(median "${rss_values[@]}")
+printf 'first pull of %s books (%s pages): lib %.2f s, %s books/s; curl %.2f s, %s books/s (median of 3): %s × curl; lib max RSS %s MB\n' \
+  "$total" "$pages" "$lib_t" "$(rate "$total" "$lib_t")" "$curl_t" "$(rate "$total" "$curl_t")" \
+  "$(bench_ratio "$curl_t" "$lib_t")" "$((rss / 1024))"
