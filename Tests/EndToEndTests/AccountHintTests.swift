@@ -52,4 +52,20 @@ import TestSupport
         let nobody = try device.lib("status")
         #expect(nobody.stdout.hasPrefix("Not signed in.") && nobody.stdout.contains("set aside at a logout"), "\(nobody)")
     }
+
+    /// Search's hint to pull names the account searched when a plain `lib`
+    /// would act on another one.
+    @Test func searchsPullHintNamesItsAccount() throws {
+        let server = try startDemoServer()
+        let device = try LibHarness()
+        try device.login("bob", to: server)
+        try device.login("alice", to: server)
+        let bob = device.account("bob", on: server)
+        #expect(try device.lib("-A", bob, "get", "books/b-7").status == 0)
+        let asAlice = try device.lib("-A", bob, "search", "dune")
+        #expect(asAlice.status == 0, "\(asAlice)")
+        #expect(asAlice.stderr.contains("searched: run `lib -A \(bob) pull` for the whole library."), "\(asAlice)")
+        let asBob = try device.lib("search", "dune", environment: ["LIB_ACCOUNT": bob])
+        #expect(asBob.stderr.contains("searched: run `lib pull` for the whole library."), "\(asBob)")
+    }
 }

@@ -75,7 +75,7 @@ enum Search: Verb {
         let workspace = try AccountWorkspace(context)
         let storePath = workspace.paths.storePath(workspace.name)
         guard access(storePath, F_OK) == 0 else {
-            throw CommandFailure("Nothing of \(workspace.name) is on this device yet: run `lib pull` while online")
+            throw CommandFailure("Nothing of \(workspace.name) is on this device yet: run `\(workspace.lib) pull` while online")
         }
         let store = try AccountStore(readingFrom: storePath)
         let found = try store.search.run(options.query, order: options.order, limit: options.limit)
@@ -89,7 +89,7 @@ enum Search: Verb {
             Pager(context: context).show(table, context)
         }
         if !context.globalOptions.quiet, try store.mirror(of: "books").cursor() == nil {
-            context.standardError.write("Only the books cached on this device were searched: run `lib pull` for the whole library.\n")
+            context.standardError.write("Only the books cached on this device were searched: run `\(workspace.lib) pull` for the whole library.\n")
         }
         return .success
     }
