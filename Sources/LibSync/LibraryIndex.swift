@@ -19,40 +19,62 @@ struct LibraryIndex {
     /// Only books are indexed.
     static func indexes(_ path: String) -> Bool { path.hasPrefix(LibrarySearch.collectionPrefix) }
 
-    /// Indexes the documents cached at `paths` (again, when they changed).
-    func update(_ paths: [String]) throws {
-        guard let paths = Self.jsonArray(of: paths) else { return }
-        try db.run(cached: """
+    /// Indexes `copies`, just cached (again, when they changed).
+    func update(_ copies: [Cache.Copy]) throws {
+        guard let books = Books(copies.map(\.path)) else { return }
+        try db.run(cached: books.one ? """
+            INSERT INTO library_index_rows (path, docid)
+                VALUES (?1, (SELECT COALESCE(MAX(docid), 0) + 1 FROM library_index_rows)) ON CONFLICT (path) DO NOTHING
+            """ : """
             INSERT INTO library_index_rows (path, docid)
                 SELECT value, (SELECT COALESCE(MAX(docid), 0) FROM library_index_rows) + row_number() OVER ()
-                FROM (SELECT DISTINCT value FROM json_each(?1)) WHERE value NOT IN (SELECT path FROM library_index_rows)
-            """, [.text(paths)])
-        try removeFromIndex(paths)
-        try db.run(cached: """
-            INSERT INTO library_index (rowid, path, title, author, tags)
-                SELECT r.docid, d.path, \(LibraryIndexSchema.columns("d.body"))
-                FROM documents d JOIN library_index_rows r ON r.path = d.path
-                WHERE d.path IN (SELECT value FROM json_each(?1))
-            """, [.text(paths)])
+                FROM json_each(?1) WHERE value NOT IN (SELECT path FROM library_index_rows)
+            """, [books.value])
+        try db.run(cached: "DELETE FROM library_index WHERE \(books.rows)", [books.value])
+        // One book with its body bound: an INSERT … SELECT into FTS5 costs
+        // twice as much (a statement journal, so one more flush to disk).
+        if books.one, let body = copies.first(where: { $0.path == books.paths[0] })?.body {
+            try db.run(cached: """
+                INSERT INTO library_index (rowid, path, title, author, tags)
+                    VALUES ((SELECT docid FROM library_index_rows WHERE path = ?1), ?1, \(LibraryIndexSchema.columns("?2")))
+                """, [books.value, .text(body)])
+        } else {
+            try db.run(cached: """
+                INSERT INTO library_index (rowid, path, title, author, tags)
+                    SELECT r.docid, d.path, \(LibraryIndexSchema.columns("d.body"))
+                    FROM documents d JOIN library_index_rows r ON r.path = d.path WHERE d.path \(books.match)
+                """, [books.value])
+        }
     }
 
     /// Takes the documents at `paths` out of the index.
     func remove(_ paths: [String]) throws {
-        guard let paths = Self.jsonArray(of: paths) else { return }
-        try removeFromIndex(paths)
-        try db.run(cached: "DELETE FROM library_index_rows WHERE path IN (SELECT value FROM json_each(?1))", [.text(paths)])
+        guard let books = Books(paths) else { return }
+        try db.run(cached: "DELETE FROM library_index WHERE \(books.rows)", [books.value])
+        try db.run(cached: "DELETE FROM library_index_rows WHERE path \(books.match)", [books.value])
     }
 
-    private func removeFromIndex(_ paths: String) throws {
-        try db.run(cached: """
-            DELETE FROM library_index WHERE rowid IN
-                (SELECT docid FROM library_index_rows WHERE path IN (SELECT value FROM json_each(?1)))
-            """, [.text(paths)])
-    }
+    /// The books among some paths, as statements name them: one by its
+    /// path (a push's answer, a get), many through json_each (a pulled
+    /// page), whose temporary tables one path would pay for nothing (a
+    /// third of a pushed write's instructions).
+    private struct Books {
+        let paths: [String]
+        let one: Bool
+        /// What ?1 is bound to: the path, or the paths as a JSON array.
+        let value: SQLValue
+        /// The condition on a path column.
+        let match: String
+        /// The condition on the index's rowid.
+        var rows: String { "rowid \(one ? "=" : "IN") (SELECT docid FROM library_index_rows WHERE path \(match))" }
 
-    /// The indexed ones of `paths` as a JSON array (what json_each reads), nil for none.
-    private static func jsonArray(of paths: [String]) -> String? {
-        let indexed = paths.filter(indexes)
-        return indexed.isEmpty ? nil : JSONValue.array(indexed.map { .string($0) }).serialized()
+        init?(_ paths: [String]) {
+            var seen = Set<String>()
+            self.paths = paths.filter { LibraryIndex.indexes($0) && seen.insert($0).inserted }
+            guard !self.paths.isEmpty else { return nil }
+            one = self.paths.count == 1
+            value = .text(one ? self.paths[0] : JSONValue.array(self.paths.map { .string($0) }).serialized())
+            match = one ? "= ?1" : "IN (SELECT value FROM json_each(?1))"
+        }
     }
 }

@@ -129,10 +129,12 @@ public struct Outbox {
         return try db.write { db in
             let outbox = Outbox(db: db)
             var heldBack: [OutboxItem] = []
+            var settled: [Cache.Settled] = []
             for answer in answers {
                 switch answer.outcome {
                 case .applied(let document, let etag):
-                    if let held = try Self.recordSuccess(db, seq: answer.seq, document: document, etag: etag, now: now) {
+                    if let held = try Self.recordSuccess(db, seq: answer.seq, document: document, etag: etag, now: now,
+                                                         settled: &settled) {
                         heldBack.append(held)
                     }
                 case .conflict(let theirs, let etag):
@@ -143,6 +145,7 @@ public struct Outbox {
                     break  // the pass stops at these: they come as `failure`
                 }
             }
+            try Cache(db: db).settle(settled, at: now)
             if let failure { try outbox.recordFailure(seq: failure.seq, error: failure.error, sent: failure.sent, now: now) }
             if finished { try db.run("UPDATE outbox SET claimed = 0 WHERE claimed = 1") }
             return heldBack
@@ -155,10 +158,16 @@ public struct Outbox {
     /// that version, or becomes a conflict when its intent clashes with it
     /// (returned).
     public func recordSuccess(seq: Int64, document: String?, etag: String?, now: UnixSeconds = UnixClock.now()) throws {
-        try db.write { db in _ = try Self.recordSuccess(db, seq: seq, document: document, etag: etag, now: now) }
+        try db.write { db in
+            var settled: [Cache.Settled] = []
+            _ = try Self.recordSuccess(db, seq: seq, document: document, etag: etag, now: now, settled: &settled)
+            try Cache(db: db).settle(settled, at: now)
+        }
     }
 
-    static func recordSuccess(_ db: Database, seq: Int64, document: String?, etag: String?, now: UnixSeconds) throws -> OutboxItem? {
+    /// `settled` gets what the cache is to take (`Cache.settle`, before the transaction ends).
+    static func recordSuccess(_ db: Database, seq: Int64, document: String?, etag: String?, now: UnixSeconds,
+                              settled: inout [Cache.Settled]) throws -> OutboxItem? {
         // Only what is needed, without reading the intent back: this runs
         // once per write of a push.
         guard let row = try db.withCachedStatement("SELECT path, method FROM outbox WHERE seq = ?1", { statement in
@@ -176,8 +185,7 @@ public struct Outbox {
         }
         try PushedLog.record(db, seq: seq, etag: etag, now: now)
         try db.run(cached: "DELETE FROM outbox WHERE seq = ?1", [.integer(seq)])
-        let cache = Cache(db: db)
-        if let body = version.body { try cache.save(row.path, body: body, etag: etag, at: now) } else { try cache.forget(row.path) }
+        settled.append((row.path, version.body, etag))
         guard let next = try Self.items(db, "WHERE path = ?1 AND seq > ?2 ORDER BY seq LIMIT 1",
                                         [.text(row.path), .integer(seq)]).first, next.status == .pending else { return nil }
         switch Chain.next(next, after: version) {

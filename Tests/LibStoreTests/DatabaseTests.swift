@@ -106,9 +106,9 @@ import TestSupport
         #expect(try db.query("SELECT x FROM t").map { $0["x"] } == [.integer(1)])
     }
 
-    /// `atomically` is a transaction of its own outside one, and a savepoint
-    /// inside one: undone alone when it throws, committed with the rest.
-    @Test func atomicallyIsItsOwnTransactionOrASavepoint() throws {
+    /// `atomically` is a transaction of its own outside one, and part of
+    /// the caller's inside one: committed or rolled back with it.
+    @Test func atomicallyIsItsOwnTransactionOrPartOfTheCallers() throws {
         struct Abort: Error {}
         let dir = try TemporaryDirectory()
         let db = try Database(path: dir.file("s.sqlite"))
@@ -118,13 +118,17 @@ import TestSupport
         #expect(throws: Abort.self) {
             try db.atomically { db in try db.run("INSERT INTO t VALUES (3)"); throw Abort() }
         }
-        try db.write { db in
-            try db.run("INSERT INTO t VALUES (4)")
-            try? db.atomically { db in try db.run("INSERT INTO t VALUES (5)"); throw Abort() }
-            #expect(db.isInTransaction, "the caller's transaction goes on")
-            try db.atomically { db in try db.run("INSERT INTO t VALUES (6)") }
+        #expect(throws: Abort.self) {
+            try db.write { db in
+                try db.run("INSERT INTO t VALUES (4)")
+                try db.atomically { db in try db.run("INSERT INTO t VALUES (5)"); throw Abort() }
+            }
         }
-        #expect(try db.query("SELECT x FROM t ORDER BY x").map { $0["x"] } == [.integer(1), .integer(2), .integer(4), .integer(6)])
+        try db.write { db in
+            try db.atomically { db in try db.run("INSERT INTO t VALUES (6)") }
+            #expect(db.isInTransaction, "still the caller's transaction")
+        }
+        #expect(try db.query("SELECT x FROM t ORDER BY x").map { $0["x"] } == [.integer(1), .integer(2), .integer(6)])
     }
 
     @Test func bindsAndReadsEveryType() throws {
