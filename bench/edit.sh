@@ -19,16 +19,15 @@ chmod +x "$reset"
 reference="$bench_work/reference.sqlite"
 sqlite3 "$reference" "PRAGMA journal_mode=WAL; CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL);" >/dev/null
 
-LIB_HOME="$home" bench_hyperfine -N --warmup 20 --min-runs 200 --export-json "$bench_work/edit.json" \
-  --prepare "$reset" -n lib "$BIN/lib edit books/b-7 copies:=8" \
-  -n sqlite3 "sqlite3 $reference 'PRAGMA synchronous=FULL; PRAGMA journal_mode=WAL; INSERT INTO t (body) VALUES (printf(\"%s\", json_object(\"copies\", 8)));'" \
-  >/dev/null
+LIB_HOME="$home" bench_rounds "$bench_work/edit.json" 10 -N --warmup 5 --runs 20 --prepare "$reset" -- \
+  lib "$BIN/lib edit books/b-7 copies:=8" \
+  sqlite3 "sqlite3 $reference 'PRAGMA synchronous=FULL; PRAGMA journal_mode=WAL; INSERT INTO t (body) VALUES (printf(\"%s\", json_object(\"copies\", 8)));'"
 lib_t=$(bench_mean "$bench_work/edit.json" lib)
 ref_t=$(bench_mean "$bench_work/edit.json" sqlite3)
 ms() { python3 -c "print(f'{float(\"$1\")*1000:.2f}')"; }
 echo "edit (durable): lib $(ms "$lib_t") ms, sqlite3 insert $(ms "$ref_t") ms"
-ratio=$(bench_ratio "$(bench_median "$bench_work/edit.json" lib)" "$(bench_median "$bench_work/edit.json" sqlite3)")
-echo "edit ratio vs sqlite3 durable insert: $ratio median, $(bench_ratio "$lib_t" "$ref_t") mean (budget 1.2)"
+ratio=$(bench_round_ratio "$bench_work/edit.json" lib sqlite3)
+echo "edit ratio vs sqlite3 durable insert: $ratio median of 10 rounds, $(bench_ratio "$lib_t" "$ref_t") mean (budget 1.2)"
 bench_budget "edit (durable), median ratio to the sqlite3 CLI's durable insert" "$ratio" "<=" 1.2
 "$reset"
 lib_i=$(LIB_HOME="$home" bench_instructions "$BIN/lib" edit books/b-7 copies:=9)

@@ -14,16 +14,16 @@ cc -O2 -o "$bench_work/empty" "$bench_work/empty.c"
 # own (static initialisers, the backtracer's set-up, its pages).
 printf 'print(CommandLine.arguments.count)\n' > "$bench_work/hello.swift"
 swiftc -O -static-executable -o "$bench_work/hello" "$bench_work/hello.swift" 2>/dev/null
-bench_hyperfine -N --warmup 50 --min-runs 500 --export-json "$bench_work/startup.json" \
-  -n c "$bench_work/empty" -n swift "$bench_work/hello" -n lib "$BIN/lib --version" >/dev/null
+bench_rounds "$bench_work/startup.json" 10 -N --warmup 10 --runs 50 -- \
+  c "$bench_work/empty" swift "$bench_work/hello" lib "$BIN/lib --version"
 lib_t=$(bench_mean "$bench_work/startup.json" lib)
 c_t=$(bench_mean "$bench_work/startup.json" c)
 ms() { python3 -c "print(f'{float(\"$1\")*1000:.2f}')"; }
 swift_t=$(bench_mean "$bench_work/startup.json" swift)
 echo "start-up: lib --version $(ms "$lib_t") ms, empty C program $(ms "$c_t") ms, static Swift hello world $(ms "$swift_t") ms"
-echo "start-up ratio of the Swift hello world vs C (the runtime's floor): $(bench_ratio "$(bench_median "$bench_work/startup.json" swift)" "$(bench_median "$bench_work/startup.json" c)") median"
-ratio=$(bench_ratio "$(bench_median "$bench_work/startup.json" lib)" "$(bench_median "$bench_work/startup.json" c)")
-echo "start-up ratio vs C: $ratio median, $(bench_ratio "$lib_t" "$c_t") mean (budget 1.2)"
+echo "start-up ratio of the Swift hello world vs C (the runtime's floor): $(bench_round_ratio "$bench_work/startup.json" swift c) median of 10 rounds"
+ratio=$(bench_round_ratio "$bench_work/startup.json" lib c)
+echo "start-up ratio vs C: $ratio median of 10 rounds, $(bench_ratio "$lib_t" "$c_t") mean (budget 1.2)"
 bench_budget "start-up (lib --version), median ratio to an empty C program" "$ratio" "<=" 1.2
 lib_i=$(bench_instructions "$BIN/lib" --version)
 c_i=$(bench_instructions "$bench_work/empty")
