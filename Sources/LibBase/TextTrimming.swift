@@ -6,11 +6,16 @@ extension StringProtocol {
         String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     }
 
-    /// Without leading and trailing spaces and tabs: HTTP's optional white space.
+    /// Without leading and trailing spaces and tabs: HTTP's optional white
+    /// space. Looked for in UTF-8 (both are single bytes that no other
+    /// character contains), not character by character: every header of
+    /// every answer goes through here.
     public func trimmingSpacesAndTabs() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(self[first...last])
+        let text = Substring(self), isSpace: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        guard let first = text.utf8.firstIndex(where: { !isSpace($0) }), let last = text.utf8.lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return String(text[first..<text.utf8.index(after: last)])
     }
 
     /// Without trailing spaces.

@@ -68,8 +68,8 @@ public struct HTTPResponse: Sendable, Equatable, CustomStringConvertible {
                 headers = HTTPHeaders(fields: fields)
                 continue
             }
-            guard let colon = text.firstIndex(of: ":") else { continue }
-            headers.add(String(text[..<colon]), String(text[text.index(after: colon)...]).trimmingSpacesAndTabs())
+            guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            headers.add(String(text[..<colon]), text[text.utf8.index(after: colon)...].trimmingSpacesAndTabs())
         }
         return (reason, headers)
     }

@@ -120,6 +120,12 @@ private enum Curl {
         #expect(parsed.headers["X-LONG"] == "a b")
         #expect(parsed.headers["Content-Type"] == "text/plain")
         #expect(HTTPResponse.parseHeaderBlock(Array("HTTP/2 200\r\n\r\n".utf8)).reason == "")
+        // Values keep what is not optional white space, characters of any width included.
+        let wide = HTTPResponse.parseHeaderBlock(Array("HTTP/1.1 200 OK\r\nX-Name: \t Émile ü \t\r\nX-Empty: \t \r\nX-Colon: a:b\r\n\r\n".utf8))
+        #expect(wide.headers["x-name"] == "Émile ü")
+        #expect(wide.headers["x-empty"] == "")
+        #expect(wide.headers["x-colon"] == "a:b")
+        #expect(" \té\t ".trimmingSpacesAndTabs() == "é" && "ü".trimmingSpacesAndTabs() == "ü" && " \t ".trimmingSpacesAndTabs() == "")
     }
 
     @Test func headerWithLineBreakIsRefusedWithoutEchoingIt() {
