@@ -12,18 +12,8 @@ BIN=$(cd "${1:-.build/release}" && pwd)
 . "$(dirname "$0")/common.sh"
 books=${BENCH_PULL_BOOKS:-100000}
 
-# The server makes its tables; the books go in with its own SQL.
 db="$bench_work/server.sqlite"
-bench_start_server && bench_stop_server
-sqlite3 "$db" <<SQL
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $books)
-INSERT INTO books (id, version, etag, document)
-  SELECT printf('g-%06d', i), 1, printf('"1-g%06d"', i),
-         json_object('id', printf('g-%06d', i), 'title', 'Generated volume ' || i, 'author', 'Author ' || (i % 100),
-                     'year', 1900 + i % 120, 'tags', json_array('generated'))
-  FROM n;
-INSERT INTO changes (book_id, deleted, at) SELECT id, 0, 0 FROM books WHERE id LIKE 'g-%' ORDER BY id;
-SQL
+bench_server_books "$db" "$books"
 BENCH_DB="$db" bench_start_server
 template="$bench_work/template"
 bench_home "$template"

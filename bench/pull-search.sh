@@ -11,18 +11,9 @@ set -euo pipefail
 BIN=$(cd "${1:-.build/release}" && pwd)
 . "$(dirname "$0")/common.sh"
 
-# The server makes its tables; 20,000 books go in with its own SQL.
+# 20,000 books (g-00001 to g-20000), with the 20 demo books.
 db="$bench_work/server.sqlite"
-bench_start_server && bench_stop_server
-sqlite3 "$db" <<'SQL'
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
-INSERT INTO books (id, version, etag, document)
-  SELECT printf('g-%05d', i), 1, printf('"1-g%05d"', i),
-         json_object('id', printf('g-%05d', i), 'title', 'Generated volume ' || i, 'author', 'Author ' || (i % 100),
-                     'year', 1900 + i % 120, 'tags', json_array('generated'))
-  FROM n;
-INSERT INTO changes (book_id, deleted, at) SELECT id, 0, 0 FROM books WHERE id LIKE 'g-%' ORDER BY id;
-SQL
+bench_server_books "$db" 20000
 BENCH_DB="$db" bench_start_server --verbose
 alice="$bench_work/alice" bob="$bench_work/bob"
 bench_home "$alice"
