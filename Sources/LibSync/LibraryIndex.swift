@@ -2,17 +2,17 @@ import LibJSON
 import LibStore
 
 /// The full-text index `lib search` reads (tables: LibraryIndexSchema),
-/// kept by the cache's own writes: `Cache.save` and `Cache.forget` call it
-/// in the transaction that changes the documents, so the two never
-/// disagree. (Code rather than triggers keeps it: a trigger is parsed at
-/// every open of the store, which `lib get --offline` and `lib edit` would
-/// pay.)
+/// kept by the cache's own writes: `Cache.save` and `Cache.forget` (and
+/// `settle`, through them) call it in the transaction that changes the
+/// documents, so the two never disagree. (Code rather than triggers keeps
+/// it: a trigger is parsed at every open of the store, which `lib get
+/// --offline` and `lib edit` would pay.)
 ///
 /// Each call is one statement over all the paths it is given: FTS5 writes
-/// what it holds in memory to disk at every statement or savepoint that
-/// starts, so indexing a pulled page of 1,000 books a statement each made
-/// 1,000 small segments to merge (a first pull of 10,000 books spent 42% of
-/// its instructions there).
+/// what it holds in memory to disk at every statement journal or savepoint
+/// that begins, so indexing a pulled page of 1,000 books a statement each
+/// made 1,000 small segments to merge (a first pull of 10,000 books spent
+/// 42% of its instructions there).
 struct LibraryIndex {
     let db: Database
 

@@ -14,8 +14,9 @@ enum LibraryIndexSchema {
     static let name = "005-library-index"
     static let triggersDropped = "006-library-index-kept-by-code"
 
-    /// The indexed text of a cached body (`B`: NEW.body, OLD.body or a
-    /// column): nothing for a body that is not JSON, tags joined by spaces.
+    /// The indexed text of a cached body (`B`: a column, a bound parameter,
+    /// or NEW.body in 005's triggers): nothing for a body that is not JSON,
+    /// tags joined by spaces.
     static func columns(_ b: String) -> String {
         """
         CASE WHEN json_valid(\(b)) THEN json_extract(\(b), '$.title') END,
