@@ -17,13 +17,16 @@ bench_server_books "$db" "$books"
 BENCH_DB="$db" bench_start_server
 template="$bench_work/template"
 bench_home "$template"
-token=$(curl -s -X POST "$BENCH_URL/v1/sessions" -H 'Content-Type: application/json' \
-  -d '{"username":"alice","password":"alice-demo"}' | sed -n 's/.*"token":"\([^"]*\)".*/\1/p')
 
-# The pages, found by following `next` once (not timed), as one curl config.
-python3 - "$BENCH_URL" "$token" "$bench_work/pages.curl" <<'PY'
-import json, sys, urllib.request
-base, token, out = sys.argv[1:4]
+# The pages, found by following `next` once (not timed), as one curl config
+# (the token of a session of its own goes only into that file, 0600 in the
+# bench's private directory).
+python3 - "$BENCH_URL" "$bench_work/pages.curl" <<'PY'
+import json, os, sys, urllib.request
+base, out = sys.argv[1:3]
+login = urllib.request.Request(base + "/v1/sessions", data=b'{"username":"alice","password":"alice-demo"}',
+                               headers={"Content-Type": "application/json"})
+token = json.load(urllib.request.urlopen(login))["token"]
 pages, after = [], None
 while True:
     url = base + "/v1/books?limit=1000" + ("" if after is None else "&after=" + after)
@@ -32,7 +35,7 @@ while True:
     after = json.load(urllib.request.urlopen(request))["next"]
     if after is None:
         break
-with open(out, "w") as config:
+with open(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as config:
     config.write('header = "Authorization: Bearer %s"\n' % token)
     for url in pages:
         config.write('url = "%s"\noutput = "/dev/null"\n' % url)

@@ -60,17 +60,9 @@ import TestSupport
 
     @Test(arguments: [40, 80])
     func resolvesViewShowsClashingValuesWholeWithinTheWidth(columns: Int) throws {
-        let server = try startDemoServer()
-        let alice = try LibHarness()
-        try alice.login("alice", to: server)
-        try alice.cache(["books/b-7"], from: server, as: "alice")
-        let bob = try LibHarness()
-        try bob.login("bob", to: server)
-        #expect(try bob.lib("edit", "books/b-7", "title=The Remains of the Day (3rd ed.)", "--push").status == 0)
-        #expect(try alice.lib("edit", "books/b-7", "title=The Remains of the Day (2nd ed.)").status == 0)
-        #expect(try alice.lib("push").status == 3)
-
-        let view = try alice.onTerminal("resolve books/b-7", columns: columns, environment: ["NO_COLOR": "1"])
+        let conflict = try ResolveTests().makeConflict(bob: ["title=The Remains of the Day (3rd ed.)"],
+                                                       alice: ["title=The Remains of the Day (2nd ed.)"])
+        let view = try conflict.alice.onTerminal("resolve books/b-7", columns: columns, environment: ["NO_COLOR": "1"])
         #expect(view.status == 3, "\(view)")
         let lines = view.stdout.replacingOccurrences(of: "\r", with: "").split(separator: "\n")
         for line in lines { #expect(line.count <= columns, "\(line.count) columns: '\(line)'") }
