@@ -65,6 +65,7 @@ extension LibraryService {
             guard try IdempotencyLedger.holds(claim, user: user.id, key: key, in: db) else { return nil }
             let answer = try Self.apply(request.method, id: id, document: document, conditions: conditions, by: user,
                                         hash: requestHash, changeRetention: changeRetention, in: db)
+            try IdempotencyLedger.prune(in: db)
             try IdempotencyLedger.record(claim, user: user.id, key: key, answer: answer, in: db)
             if case .holdBeforeCommit(let ms)? = faults.fire(.beforeCommit, for: request)?.action { usleep(useconds_t(ms) * 1000) }
             return answer

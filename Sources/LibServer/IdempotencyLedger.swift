@@ -77,13 +77,16 @@ enum IdempotencyLedger {
 
     /// In the write's transaction: the claim becomes the answer to replay.
     static func record(_ claim: String, user: String, key: String, answer: RecordedAnswer, in db: any SQLConnection) throws {
-        let now = Date().timeIntervalSince1970
-        try db.run("DELETE FROM idempotency WHERE created_at < ?1 AND status <> 0", [.real(now - retention)])
         try db.run("""
             UPDATE idempotency SET status = ?4, etag = ?5, body = ?6, claim = NULL, lease_until = NULL
             WHERE user_id = ?1 AND key = ?2 AND claim = ?3
             """, [.text(user), .text(key), .text(claim), .integer(Int64(answer.status)), SQLValue(answer.etag),
                   bodyValue(answer.body)])
+    }
+
+    /// Forgets answers past their retention (in a write transaction, once per request).
+    static func prune(in db: any SQLConnection) throws {
+        try db.run("DELETE FROM idempotency WHERE created_at < ?1 AND status <> 0", [.real(Date().timeIntervalSince1970 - retention)])
     }
 
     /// Gives the key back after a write failed without an outcome, so that a

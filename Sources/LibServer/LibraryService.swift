@@ -27,11 +27,15 @@ public final class LibraryService: Sendable {
     /// How long the change feed keeps a deletion, in seconds (`--change-retention`).
     let changeRetention: TimeInterval
     public static let defaultChangeRetention: TimeInterval = ChangeLog.defaultRetention
+    /// What one `POST /v2/writes` may hold.
+    let batchLimits: WriteBatchLimits
 
     public init(store: ServerStore, faults: [FaultRule] = [], allowsFaultControl: Bool = false,
                 bookSchema: BookSchema = BuiltInBookSchema.schema, sessionLifetime: TimeInterval = defaultSessionLifetime,
-                changeRetention: TimeInterval = defaultChangeRetention, log: (@Sendable (String) -> Void)? = nil) {
+                changeRetention: TimeInterval = defaultChangeRetention, batchLimits: WriteBatchLimits = WriteBatchLimits(),
+                log: (@Sendable (String) -> Void)? = nil) {
         self.sessionLifetime = sessionLifetime
+        self.batchLimits = batchLimits
         self.changeRetention = changeRetention
         self.bookSchema = bookSchema
         self.store = store

@@ -1,5 +1,5 @@
 extension LibraryService {
-    /// Protocol v1 (docs/PROTOCOL.md), one row a route. A new route is one
+    /// Protocols v1 and v2 (docs/PROTOCOL.md), one row a route. A new route is one
     /// more row here; its 404s and 405s come with it.
     static let protocolRoutes: [Route] = [
         Route("POST", "/v1/sessions", .anyone { service, call in try service.login(call.request) }),
@@ -12,5 +12,8 @@ extension LibraryService {
         Route("PUT", "/v1/books/{id}", .write { service, call, user in try service.writeBook(call.request, user: user, id: call.parameter("id")) }),
         Route("DELETE", "/v1/books/{id}", .write { service, call, user in try service.writeBook(call.request, user: user, id: call.parameter("id")) }),
         Route("GET", "/v1/books/{id}/history", .signedIn { service, call, _ in try service.history(id: call.parameter("id")) }),
+        // Protocol v2: many writes in one request.
+        Route("GET", "/v2/capabilities", .anyone { service, _ in service.capabilities() }),
+        Route("POST", "/v2/writes", .write { service, call, user in try service.writeBatch(call.request, user: user) }),
     ]
 }

@@ -38,7 +38,8 @@ public enum ServerCommandLine {
         if options.verbose { log = { line in FileHandle.standardError.write(Data("\(line)\n".utf8)) } }
         let service = LibraryService(store: store, faults: faults, allowsFaultControl: options.faultControl,
                                      bookSchema: options.bookSchema, sessionLifetime: options.sessionLifetime,
-                                     changeRetention: options.changeRetention, log: log)
+                                     changeRetention: options.changeRetention,
+                                     batchLimits: WriteBatchLimits(maxBytes: options.limits.maxBodyBytes), log: log)
         let server = HTTPServer(limits: options.limits, handler: service.handle)
         let boundPort = try server.bind(host: host, port: port)
         let shownHost = host.contains(":") ? "[\(host)]" : host
