@@ -30,8 +30,9 @@ public struct WriteRequest: Sendable {
 /// What the answer (or its absence) means for a write; the failures carry
 /// what happened, for the user's explanation.
 public enum WriteAnswer: Sendable {
-    /// 2xx, proved: the document the server returned (for a PUT) and its ETag.
-    case applied(document: String?, etag: String?)
+    /// 2xx, proved: the document the server returned (for a PUT) and its
+    /// ETag; under v2, the others' changes it was merged with, if any.
+    case applied(document: String?, etag: String?, merged: MergedChanges? = nil)
     /// 412: the server's current document (nil: deleted) and ETag.
     case conflict(theirs: String?, etag: String?)
     /// Another 4xx: the server will not take it as it is.

@@ -23,6 +23,9 @@ struct AccountPush {
     /// the wire, its answer recorded (`push --watch` on SIGTERM).
     var stopRequested: () -> Bool = { false }
 
+    /// `push --strict`: updates go under the whole-version rule.
+    var strict = false
+
     /// How long a push without `--wait` waits for an overlapping one.
     static let defaultLockWait = 30.0
 
@@ -114,7 +117,8 @@ struct AccountPush {
 
         let token = try workspace.token()
         var sender = HTTPWriteSender(api: workspace.api(token: token), rules: try BookRules.forAccount(store),
-                                     deadline: deadline, stopRequested: stopRequested)
+                                     deadline: deadline, strict: strict || Self.strictByConfiguration(workspace.context),
+                                     memory: protocolMemory(store), stopRequested: stopRequested)
         var backoff = RetryBackoff()
         var tally = Tally()
         while true {
@@ -158,6 +162,33 @@ struct AccountPush {
                 }
             }
         }
+    }
+
+    /// `LIB_STRICT_WRITES=1`: every push of this user as with `--strict`.
+    static let strictVariable = "LIB_STRICT_WRITES"
+    /// `LIB_PROTOCOL=v2`: push in protocol-v2 batches when the server speaks it.
+    static let protocolVariable = "LIB_PROTOCOL"
+
+    static func strictByConfiguration(_ context: CommandContext) -> Bool {
+        context.environment[strictVariable] == "1"
+    }
+
+    /// How long what the store knows of the server's protocol is trusted
+    /// (the capability answer's own max-age).
+    static let protocolKnownFor: Double = 24 * 3600
+
+    /// The server's protocol as the account's store knows it, and how to keep it.
+    private func protocolMemory(_ store: AccountStore) -> HTTPWriteSender.ProtocolMemory {
+        let now = workspace.context.now().secondsSince1970
+        let stored = try? store.cache.serverProtocol()
+        // Protocol v2 is opt-in until the end-to-end suites run against it (LIB_PROTOCOL=v2).
+        guard workspace.context.environment[Self.protocolVariable] == "v2" else { return .init(known: .v1Only) }
+        let known = stored.flatMap { $0.checkedAt + Self.protocolKnownFor > now && $0.checkedAt <= now
+            ? ServerCapabilities(stored: $0.text) : nil }
+        return HTTPWriteSender.ProtocolMemory(
+            known: known,
+            remember: { try? store.cache.saveServerProtocol($0.stored, at: now) },
+            forget: { try? store.cache.forgetServerProtocol() })
     }
 
     /// "127.0.0.1 answered 503 Service Unavailable: the server asks to wait
@@ -235,6 +266,10 @@ struct AccountPush {
         var parts: [String] = []
         if tally.applied > 0 {
             parts.append("Pushed \(Wording.writes(tally.applied)) to \(host) as \(name).")
+            for write in tally.results {
+                guard case .applied(_, let merged?) = write.outcome else { continue }
+                parts.append("\(write.path): \(merged.sentence).")
+            }
         } else if problem == nil {
             parts.append(tally.conflicts.isEmpty && tally.rejected.isEmpty
                 ? "Nothing to push for \(name)." : "Nothing pushed to \(host) as \(name).")

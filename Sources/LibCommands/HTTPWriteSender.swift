@@ -1,12 +1,14 @@
 import LibBase
 import LibClient
+import LibJSON
 import LibNet
 import LibSync
 
-/// The push's sender: each outbox item as a protocol-v1 write
-/// (`LibraryWriter`, one connection for the whole push), its answer as the
-/// sync core's `WriteOutcome`, with what stopped it (`PushStop`). It stops
-/// before a request once asked to or past the deadline, and keeps no state.
+/// The push's sender: outbox items as protocol-v2 batches (`BatchWriter`)
+/// when the server speaks v2, else one by one as v1 writes
+/// (`LibraryWriter`), over one connection for the whole push; each answer
+/// as the sync core's `WriteOutcome`, with what stopped it (`PushStop`). It
+/// stops before a request once asked to or past the deadline.
 struct HTTPWriteSender: WriteSender {
     /// Why a write was not done: what the push explains.
     enum PushStop: Sendable {
@@ -18,33 +20,182 @@ struct HTTPWriteSender: WriteSender {
         case failed(TransportFailure)
     }
 
+    /// What the account's store knows of the server's protocol, and how to
+    /// change it (`StoredServerProtocol`).
+    struct ProtocolMemory {
+        /// What the store holds, if it is recent enough to trust.
+        var known: ServerCapabilities?
+        var remember: (ServerCapabilities) -> Void = { _ in }
+        var forget: () -> Void = {}
+    }
+
     let writer: LibraryWriter
+    let batchWriter: BatchWriter
     /// No request starts after this instant (`push --wait`); nil: no limit.
     let deadline: Double?
     /// Asked before each request; true stops the pass.
     let stopRequested: () -> Bool
+    /// Updates under the whole-version rule (`push --strict`, `LIB_STRICT_WRITES=1`).
+    let strict: Bool
+    private var memory: ProtocolMemory
+    private var capabilities: ServerCapabilities?
+    /// Halved when a batch's answer was too large for lib to read.
+    private var largest = ServerCapabilities.largestBatch
 
-    init(api: ServerAPI, rules: BookRules, deadline: Double?, stopRequested: @escaping () -> Bool = { false }) {
+    init(api: ServerAPI, rules: BookRules, deadline: Double?, strict: Bool = false,
+         memory: ProtocolMemory = ProtocolMemory(known: .v1Only), stopRequested: @escaping () -> Bool = { false }) {
         var api = api
         api.deadline = deadline
         writer = LibraryWriter(api: api, rules: rules)
+        batchWriter = BatchWriter(api: api, rules: rules)
         self.deadline = deadline
+        self.strict = strict
+        self.memory = memory
         self.stopRequested = stopRequested
     }
 
+    var wireProtocol: String { capabilities?.batchWrites == nil ? "v1" : "v2" }
+
+    var batchLimit: Int { capabilities?.batchWrites.map { min($0.maxItems, largest) } ?? 1 }
+
+    /// Learns the server's protocol unless the store knows it. Without an
+    /// answer nothing is sent: a write sent once keeps its protocol, so a
+    /// guess could tie a whole outbox to one request per write.
+    mutating func prepare() -> (WriteOutcome, PushStop?)? {
+        if let known = memory.known {
+            capabilities = known
+            return nil
+        }
+        if let stop = stopBeforeRequest() { return stop }
+        switch ServerCapabilities.discover(writer.api) {
+        case .success(let found):
+            capabilities = found
+            memory.remember(found)
+            return nil
+        case .failure(let failure):
+            if case .unauthorized = failure.kind { return (.unauthorized, .failed(failure)) }
+            return outcome(of: .temporary(failure))
+        }
+    }
+
+    mutating func send(batch items: [OutboxItem]) -> [(WriteOutcome, PushStop?)] {
+        guard let limits = capabilities?.batchWrites else { return sendOneByOne(items) }
+        var results: [(WriteOutcome, PushStop?)] = []
+        var group: [(OutboxItem, BatchWriteItem)] = []
+        var groupBytes = 0
+        func flush() -> Bool {
+            defer { group = []; groupBytes = 0 }
+            guard !group.isEmpty else { return true }
+            let answered = sendAsBatch(group)
+            results += answered
+            return answered.count == group.count && !answered.contains { $0.0.stopsThePass }
+        }
+        for item in items {
+            // A write first sent as v1, or one v2 cannot express (no version
+            // to go against: the server's 428 rejects it as before), goes as v1.
+            guard item.sentWith != "v1", let batchItem = batchItem(for: item) else {
+                guard flush() else { return results }
+                let result = send(item)
+                results.append(result)
+                if result.0.stopsThePass { return results }
+                continue
+            }
+            let size = batchItem.json.utf8Bytes.count + 1
+            if !group.isEmpty && groupBytes + size + Self.envelopeBytes > limits.maxBytes {
+                guard flush() else { return results }
+            }
+            group.append((item, batchItem))
+            groupBytes += size
+        }
+        _ = flush()
+        return results
+    }
+
+    /// `{"writes":[` and `]}`.
+    private static let envelopeBytes = 16
+
+    /// One request for the group, or, when its answer was too large to read,
+    /// halves of it (their keys replay what the first request applied).
+    private mutating func sendAsBatch(_ group: [(OutboxItem, BatchWriteItem)]) -> [(WriteOutcome, PushStop?)] {
+        if let stop = stopBeforeRequest() { return [stop] }
+        switch batchWriter.send(group.map(\.1)) {
+        case .answered(let answers):
+            return answers.map(outcome(of:))
+        case .notSupported:
+            memory.forget()
+            capabilities = .v1Only
+            return sendOneByOne(group.map(\.0))
+        case .failed(let answer):
+            if case .temporary(let failure) = answer, case .answerTooLarge = failure.kind, group.count > 1 {
+                largest = max(1, group.count / 2)
+                let half = group.count / 2
+                let first = sendAsBatch(Array(group[..<half]))
+                guard first.count == half, !first.contains(where: { $0.0.stopsThePass }) else { return first }
+                return first + sendAsBatch(Array(group[half...]))
+            }
+            if case .temporary(let failure) = answer, case .serverError(413, _, _) = failure.kind {
+                memory.forget()  // the limits changed: learn them again at the next push
+            }
+            // Every write of the batch shares its fate; each is kept, sent or not.
+            return group.map { _ in outcome(of: answer) }
+        }
+    }
+
+    private mutating func sendOneByOne(_ items: [OutboxItem]) -> [(WriteOutcome, PushStop?)] {
+        var results: [(WriteOutcome, PushStop?)] = []
+        for item in items {
+            let result = send(item)
+            results.append(result)
+            if result.0.stopsThePass { break }
+        }
+        return results
+    }
+
     func send(_ item: OutboxItem) -> (WriteOutcome, PushStop?) {
+        if let stop = stopBeforeRequest() { return stop }
+        // A PUT sends the intent applied to the version it goes against.
+        let request = WriteRequest(method: item.method == .delete ? .delete : .put, path: item.path,
+                                   document: item.documentToSend, ifMatch: item.ifMatch, createOnly: item.createOnly,
+                                   idempotencyKey: item.idempotencyKey)
+        return outcome(of: writer.send(request))
+    }
+
+    private func stopBeforeRequest() -> (WriteOutcome, PushStop?)? {
         if stopRequested() {
             return (.temporary(reason: "not sent: the push was stopped", retryAfter: nil, sent: false), .stopped)
         }
         if let deadline, MonotonicClock.now() >= deadline {
             return (.temporary(reason: "the time given with --wait ran out", retryAfter: nil, sent: false), .outOfTime)
         }
-        // A PUT sends the intent applied to the version it goes against.
-        let request = WriteRequest(method: item.method == .delete ? .delete : .put, path: item.path,
-                                   document: item.documentToSend, ifMatch: item.ifMatch, createOnly: item.createOnly,
-                                   idempotencyKey: item.idempotencyKey)
-        switch writer.send(request) {
-        case .applied(let document, let etag): return (.applied(document: document, etag: etag), nil)
+        return nil
+    }
+
+    /// The item as protocol v2 carries it; nil when v2 cannot (a change or
+    /// delete with no version to go against).
+    private func batchItem(for item: OutboxItem) -> BatchWriteItem? {
+        switch item.intent {
+        case .create(let document):
+            return BatchWriteItem(key: item.idempotencyKey, path: item.path, intent: .create(document), ifMatch: nil)
+        case .delete:
+            guard let ifMatch = item.ifMatch else { return nil }
+            return BatchWriteItem(key: item.idempotencyKey, path: item.path, intent: .delete, ifMatch: ifMatch)
+        case .change(let changes):
+            guard let ifMatch = item.ifMatch, let base = item.base else { return nil }
+            var set = JSONObject()
+            var remove: [String] = []
+            var seen = JSONObject()
+            for (name, value) in changes.fields {
+                if let value { set[name] = value } else { remove.append(name) }
+                if let before = base[name] { seen[name] = before }
+            }
+            return BatchWriteItem(key: item.idempotencyKey, path: item.path, intent: .update(set: set, remove: remove, seen: seen),
+                                  ifMatch: ifMatch, strict: strict)
+        }
+    }
+
+    private func outcome(of answer: WriteAnswer) -> (WriteOutcome, PushStop?) {
+        switch answer {
+        case .applied(let document, let etag, let merged): return (.applied(document: document, etag: etag, merged: merged), nil)
         case .conflict(let theirs, let etag): return (.conflict(theirs: theirs, etag: etag), nil)
         case .rejected(let problem): return (.rejected(problem: problem), nil)
         case .unauthorized(let failure): return (.unauthorized, failure.map { .failed($0) })

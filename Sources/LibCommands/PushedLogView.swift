@@ -23,6 +23,11 @@ enum PushedLogView {
             text += "  -> "
             text += etag
         }
+        if let merged = entry.merged {
+            text += "  ("
+            text += merged.sentence
+            text += ")"
+        }
         return TerminalText.escaped(text)
     }
 
@@ -64,6 +69,7 @@ enum PushedLogView {
         return .object(JSONObject([
             ("pushed_at", .integer(Int64(entry.pushedAt))), ("path", .string(entry.path)), ("kind", .string(entry.kind.rawValue)),
             ("changes", .array(changes)), ("etag", entry.etag.map { .string($0) } ?? .null),
+            ("merged", entry.merged.map(PushJSON.merged) ?? .null),
         ]))
     }
 

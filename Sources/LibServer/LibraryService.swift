@@ -33,6 +33,7 @@ public final class LibraryService: Sendable {
     public init(store: ServerStore, faults: [FaultRule] = [], allowsFaultControl: Bool = false,
                 bookSchema: BookSchema = BuiltInBookSchema.schema, sessionLifetime: TimeInterval = defaultSessionLifetime,
                 changeRetention: TimeInterval = defaultChangeRetention, batchLimits: WriteBatchLimits = WriteBatchLimits(),
+                speaksV2: Bool = true,
                 log: (@Sendable (String) -> Void)? = nil) {
         self.sessionLifetime = sessionLifetime
         self.batchLimits = batchLimits
@@ -40,7 +41,8 @@ public final class LibraryService: Sendable {
         self.bookSchema = bookSchema
         self.store = store
         self.faults = FaultInjector(faults)
-        routes = RouteTable(routes: Self.protocolRoutes + (allowsFaultControl ? Self.faultControlRoutes : []))
+        let protocolRoutes = speaksV2 ? Self.protocolRoutes : Self.protocolRoutes.filter { !$0.isV2 }
+        routes = RouteTable(routes: protocolRoutes + (allowsFaultControl ? Self.faultControlRoutes : []))
         self.log = log ?? { _ in }
         failureLog = log ?? { line in FileHandle.standardError.write(Data("lib-server: \(line)\n".utf8)) }
         logsRequests = log != nil

@@ -25,6 +25,9 @@ struct Route: Sendable {
         self.answer = answer
     }
 
+    /// A route of protocol v2 (`/v2/...`).
+    var isV2: Bool { pattern.segments.first == .literal("v2") }
+
     var isWrite: Bool {
         if case .write = answer { return true }
         return false

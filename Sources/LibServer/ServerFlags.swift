@@ -81,6 +81,12 @@ enum ServerFlags {
                        manual: "For tests only: lets clients change the faults in force at /_test/faults.") { options, _ in
                 options.faultControl = true
             },
+            ServerFlag(name: "v1-only", short: nil, value: nil,
+                       summary: "for tests: speak protocol v1 only, as a server from before v2",
+                       manual: """
+                           For tests and benchmarks: serves protocol v1 only (no /v2 routes: GET /v2/capabilities \
+                           is 404), as a server from before protocol v2 does.
+                           """) { options, _ in options.v1Only = true },
             ServerFlag(name: "verbose", short: "v", value: nil,
                        summary: "logs every request on standard error",
                        manual: "Logs every request on standard error.") { options, _ in options.verbose = true },

@@ -9,7 +9,7 @@ extension LibraryService {
     /// batch limits. Anyone may ask (a client asks once and keeps the answer).
     func capabilities() -> HTTPResponse {
         var response = HTTPResponse.json(200, [
-            "protocols": ["v1", "v2"],
+            "protocols": .array([.string("v1"), .string("v2")]),
             "writes": [
                 "path": "/v2/writes",
                 "max_items": .integer(Int64(batchLimits.maxItems)),

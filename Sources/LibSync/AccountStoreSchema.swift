@@ -71,6 +71,8 @@ enum AccountStoreSchema {
         m.register("004-pushed-log", sql: PushedLog.migration)
         m.register(LibraryIndexSchema.name, sql: LibraryIndexSchema.sql)
         m.register(LibraryIndexSchema.triggersDropped, sql: LibraryIndexSchema.dropTriggers)
+        // Protocol v2: the protocol a write was first sent with, and whose changes a pushed write was merged with.
+        m.register("007-protocol-v2", sql: "ALTER TABLE outbox ADD COLUMN sent_with TEXT;" + PushedLog.mergedColumn)
         return m
     }
 }

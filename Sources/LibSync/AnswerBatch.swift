@@ -1,7 +1,7 @@
 import LibBase
 
 /// The server's answer to one outbox item, as a push received it.
-public struct WriteAnswer: Sendable, Equatable {
+public struct OutboxAnswer: Sendable, Equatable {
     public let seq: Int64
     public let outcome: WriteOutcome
 
@@ -29,7 +29,7 @@ struct AnswerBatch {
     }
 
     let limit: Limit
-    private(set) var answers: [WriteAnswer] = []
+    private(set) var answers: [OutboxAnswer] = []
     private var chained: [String: Chain.Version] = [:]
     private var held: Set<String> = []
     private var oldest: Double?
@@ -37,11 +37,11 @@ struct AnswerBatch {
     init(limit: Limit) { self.limit = limit }
 
     /// Takes an answer in, with what it means for later writes of its path.
-    mutating func add(_ answer: WriteAnswer, for item: OutboxItem) {
+    mutating func add(_ answer: OutboxAnswer, for item: OutboxItem) {
         if oldest == nil { oldest = MonotonicClock.now() }
         answers.append(answer)
         switch answer.outcome {
-        case .applied(let document, let etag): chained[item.path] = Chain.Version(after: item, document: document, etag: etag)
+        case .applied(let document, let etag, _): chained[item.path] = Chain.Version(after: item, document: document, etag: etag)
         case .conflict, .rejected: held.insert(item.path)
         case .unauthorized, .temporary: break
         }

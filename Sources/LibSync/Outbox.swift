@@ -93,10 +93,16 @@ public struct Outbox {
     /// the wire. A claim left by a push that died is a write that may have
     /// reached the server: it counts as an attempt. A write waiting behind a
     /// conflict or a rejected write of its path is not claimed.
-    public func claimSendable(now: UnixSeconds = UnixClock.now()) throws {
+    ///
+    /// Each write claimed for the first time is marked with the protocol the
+    /// pass sends with (`sentWith`), and keeps it: the server records a key
+    /// with the request that carried it, and the same write sent again in
+    /// the other protocol's form would be another request under that key.
+    public func claimSendable(sendingWith wireProtocol: String = "v1", now: UnixSeconds = UnixClock.now()) throws {
         try db.write { db in
             try db.run("UPDATE outbox SET attempts = attempts + 1, claimed = 0 WHERE claimed = 1")
-            try db.run("UPDATE outbox SET claimed = 1 WHERE \(Self.sendable)")
+            try db.run("UPDATE outbox SET claimed = 1, sent_with = COALESCE(sent_with, ?1) WHERE \(Self.sendable)",
+                       [.text(wireProtocol)])
         }
     }
 
@@ -123,18 +129,24 @@ public struct Outbox {
     /// it claimed but never sent are free again. Returns the writes that
     /// became conflicts without being sent (see `Chain`).
     @discardableResult
-    public func record(_ answers: [WriteAnswer], failure: Failure? = nil, finished: Bool = false,
+    public func record(_ answers: [OutboxAnswer], failure: Failure? = nil, finished: Bool = false,
                        now: UnixSeconds = UnixClock.now()) throws -> [OutboxItem] {
-        guard !answers.isEmpty || failure != nil || finished else { return [] }
+        try record(answers, failures: failure.map { [$0] } ?? [], finished: finished, now: now)
+    }
+
+    /// The same, with a failure for each write of a batch that got none of its own (a batch cut by a lost answer).
+    public func record(_ answers: [OutboxAnswer], failures: [Failure], finished: Bool = false,
+                       now: UnixSeconds = UnixClock.now()) throws -> [OutboxItem] {
+        guard !answers.isEmpty || !failures.isEmpty || finished else { return [] }
         return try db.write { db in
             let outbox = Outbox(db: db)
             var heldBack: [OutboxItem] = []
             var settled: [Cache.Settled] = []
             for answer in answers {
                 switch answer.outcome {
-                case .applied(let document, let etag):
-                    if let held = try Self.recordSuccess(db, seq: answer.seq, document: document, etag: etag, now: now,
-                                                         settled: &settled) {
+                case .applied(let document, let etag, let merged):
+                    if let held = try Self.recordSuccess(db, seq: answer.seq, document: document, etag: etag, merged: merged,
+                                                         now: now, settled: &settled) {
                         heldBack.append(held)
                     }
                 case .conflict(let theirs, let etag):
@@ -146,7 +158,9 @@ public struct Outbox {
                 }
             }
             try Cache(db: db).settle(settled, at: now)
-            if let failure { try outbox.recordFailure(seq: failure.seq, error: failure.error, sent: failure.sent, now: now) }
+            for failure in failures {
+                try outbox.recordFailure(seq: failure.seq, error: failure.error, sent: failure.sent, now: now)
+            }
             if finished { try db.run("UPDATE outbox SET claimed = 0 WHERE claimed = 1") }
             return heldBack
         }
@@ -166,8 +180,8 @@ public struct Outbox {
     }
 
     /// `settled` gets what the cache is to take (`Cache.settle`, before the transaction ends).
-    static func recordSuccess(_ db: Database, seq: Int64, document: String?, etag: String?, now: UnixSeconds,
-                              settled: inout [Cache.Settled]) throws -> OutboxItem? {
+    static func recordSuccess(_ db: Database, seq: Int64, document: String?, etag: String?, merged: MergedChanges? = nil,
+                              now: UnixSeconds, settled: inout [Cache.Settled]) throws -> OutboxItem? {
         // Only what is needed, without reading the intent back: this runs
         // once per write of a push.
         guard let row = try db.withCachedStatement("SELECT path, method FROM outbox WHERE seq = ?1", { statement in
@@ -183,7 +197,7 @@ public struct Outbox {
             guard let item = try Self.items(db, "WHERE seq = ?1", [.integer(seq)]).first else { return nil }
             version = Chain.Version(after: item, document: nil, etag: etag)
         }
-        try PushedLog.record(db, seq: seq, etag: etag, now: now)
+        try PushedLog.record(db, seq: seq, etag: etag, merged: merged, now: now)
         try db.run(cached: "DELETE FROM outbox WHERE seq = ?1", [.integer(seq)])
         settled.append((row.path, version.body, etag))
         guard let next = try Self.items(db, "WHERE path = ?1 AND seq > ?2 ORDER BY seq LIMIT 1",
@@ -300,7 +314,7 @@ public struct Outbox {
 
     static let columns = """
         seq, path, method, create_only, body, changes, base_body, base_etag, if_match, idempotency_key, status,
-        attempts, claimed, last_error, theirs_body, theirs_etag, problem, created_at, updated_at
+        attempts, claimed, last_error, theirs_body, theirs_etag, problem, created_at, updated_at, sent_with
         """
 
     static func items(_ db: Database, _ clause: String, _ values: [SQLValue]) throws -> [OutboxItem] {
@@ -319,7 +333,7 @@ public struct Outbox {
                     status: OutboxItem.Status(rawValue: s.text(at: 10) ?? "") ?? .pending,
                     attempts: Int(s.integer(at: 11)), claimed: s.integer(at: 12) != 0, lastError: s.text(at: 13),
                     theirsBody: s.text(at: 14), theirsETag: s.text(at: 15), problem: s.text(at: 16),
-                    createdAt: s.value(at: 17).real ?? 0, updatedAt: s.value(at: 18).real ?? 0)
+                    createdAt: s.value(at: 17).real ?? 0, updatedAt: s.value(at: 18).real ?? 0, sentWith: s.text(at: 19))
             }
         }
     }

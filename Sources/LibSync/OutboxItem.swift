@@ -38,6 +38,8 @@ public struct OutboxItem: Sendable, Equatable {
     /// When it last changed: for a write that may be on the server, when
     /// the push that sent it recorded that.
     public let updatedAt: UnixSeconds
+    /// The protocol its first claimed push sent it with ("v1", "v2"); nil: never claimed.
+    public let sentWith: String?
 
     public var method: Method { intent.isDelete ? .delete : .put }
     /// A create: sent with `If-None-Match: *` instead of `If-Match`.
@@ -73,7 +75,7 @@ public struct OutboxItem: Sendable, Equatable {
     public init(seq: Int64, path: String, intent: WriteIntent, baseBody: String?, baseETag: String?, ifMatch: String?,
                 idempotencyKey: String, status: Status = .pending, attempts: Int = 0, claimed: Bool = false,
                 lastError: String? = nil, theirsBody: String? = nil, theirsETag: String? = nil, problem: String? = nil,
-                createdAt: UnixSeconds = 0, updatedAt: UnixSeconds = 0) {
+                createdAt: UnixSeconds = 0, updatedAt: UnixSeconds = 0, sentWith: String? = nil) {
         self.seq = seq
         self.path = path
         self.intent = intent
@@ -90,6 +92,7 @@ public struct OutboxItem: Sendable, Equatable {
         self.problem = problem
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.sentWith = sentWith
     }
 
     /// The same write going against another version of the server's.
@@ -97,7 +100,7 @@ public struct OutboxItem: Sendable, Equatable {
         OutboxItem(seq: seq, path: path, intent: intent, baseBody: body, baseETag: etag, ifMatch: etag,
                    idempotencyKey: idempotencyKey, status: status, attempts: attempts, claimed: claimed,
                    lastError: lastError, theirsBody: theirsBody, theirsETag: theirsETag, problem: problem,
-                   createdAt: createdAt, updatedAt: updatedAt)
+                   createdAt: createdAt, updatedAt: updatedAt, sentWith: sentWith)
     }
 }
 

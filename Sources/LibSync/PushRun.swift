@@ -42,60 +42,104 @@ public struct PushRun {
 
     /// The pass's report, and the sender's failure behind a stop at a
     /// temporary failure or a 401 (nil otherwise).
+    ///
+    /// With a sender that takes batches, the writes go in batches of
+    /// distinct paths: a later write of a path goes in a later batch, against
+    /// the version the answer to the earlier one left. Each batch's answers
+    /// are recorded (one transaction) before the next batch is made.
     public func run<Sender: WriteSender>(with sender: inout Sender, now: () -> UnixSeconds = UnixClock.now) throws
         -> (report: PushReport, failure: Sender.Failure?) {
         var report = PushReport()
+        if let (outcome, failure) = sender.prepare() {
+            report.stop = Self.stop(for: outcome)
+            return (report, failure)
+        }
         var batch = AnswerBatch(limit: recording)
         var after: Int64 = 0
+        let limit = max(1, sender.batchLimit)
         // One transaction for the whole pass instead of one per write (a
         // commit is an fsync): from here on no edit merges into a write this
         // pass may send; later edits queue behind it.
-        try store.outbox.claimSendable(now: now())
-        func record(failure: Outbox.Failure? = nil, finished: Bool = false) throws {
+        try store.outbox.claimSendable(sendingWith: sender.wireProtocol, now: now())
+        func record(failures: [Outbox.Failure] = [], finished: Bool = false) throws {
             // Writes whose intent clashed with the version the write before
             // them left: conflicts, found without a request.
-            for held in try store.outbox.record(batch.answers, failure: failure, finished: finished, now: now()) {
+            for held in try store.outbox.record(batch.answers, failures: failures, finished: finished, now: now()) {
                 report.conflicts.append(held.path)
                 report.results.append(PushWriteResult(held, .conflict(theirsETag: nil)))
             }
             batch.clear()
         }
-        while let next = try store.outbox.nextSendable(after: after) {
-            after = next.seq
-            if batch.holds(next.path) { continue }
+        while true {
+            var items: [OutboxItem] = []
+            var paths: Set<String> = []
+            while items.count < limit, let next = try store.outbox.nextSendable(after: after) {
+                after = next.seq
+                if batch.holds(next.path) || paths.contains(next.path) { continue }
+                guard let item = batch.prepared(next) else { continue }
+                items.append(item)
+                paths.insert(item.path)
+            }
+            if items.isEmpty { break }
             guard try store.generation() == generation else {
                 try record(finished: true)
                 report.stop = .loggedOut
                 return (report, nil)
             }
-            guard let item = batch.prepared(next) else { continue }
-            let (outcome, failure) = sender.send(item)
-            switch outcome {
-            case .applied(_, let etag):
-                report.applied += 1
-                report.results.append(PushWriteResult(item, .applied(etag: etag)))
-            case .conflict(_, let etag):
-                report.conflicts.append(item.path)
-                report.results.append(PushWriteResult(item, .conflict(theirsETag: etag)))
-            case .rejected(let problem):
-                report.rejected.append(item.path)
-                report.results.append(PushWriteResult(item, .rejected(problem: problem)))
-            case .unauthorized:
-                // The server refused the request: the write was not applied.
-                try record(failure: Outbox.Failure(seq: item.seq, error: "the session expired (401)", sent: false), finished: true)
-                report.results.append(PushWriteResult(item, .failed(reason: "the session expired (401)")))
-                report.stop = .unauthorized
-                return (report, failure)
-            case .temporary(let reason, let retryAfter, let sent):
-                try record(failure: Outbox.Failure(seq: item.seq, error: reason, sent: sent), finished: true)
-                report.results.append(PushWriteResult(item, .failed(reason: reason)))
-                report.stop = .temporary(reason: reason, retryAfter: retryAfter)
-                return (report, failure)
+            var failures: [Outbox.Failure] = []
+            var stopFailure: Sender.Failure?
+            for (item, (outcome, failure)) in zip(items, sender.send(batch: items)) {
+                switch outcome {
+                case .applied(_, let etag, let merged):
+                    report.applied += 1
+                    report.results.append(PushWriteResult(item, .applied(etag: etag, merged: merged)))
+                case .conflict(_, let etag):
+                    report.conflicts.append(item.path)
+                    report.results.append(PushWriteResult(item, .conflict(theirsETag: etag)))
+                case .rejected(let problem):
+                    report.rejected.append(item.path)
+                    report.results.append(PushWriteResult(item, .rejected(problem: problem)))
+                case .unauthorized:
+                    // The server refused the request: the write was not applied.
+                    failures.append(Outbox.Failure(seq: item.seq, error: "the session expired (401)", sent: false))
+                    report.results.append(PushWriteResult(item, .failed(reason: "the session expired (401)")))
+                case .temporary(let reason, _, let sent):
+                    failures.append(Outbox.Failure(seq: item.seq, error: reason, sent: sent))
+                    report.results.append(PushWriteResult(item, .failed(reason: reason)))
+                }
+                if outcome.stopsThePass {
+                    // The first stop explains the pass; the writes of the
+                    // same batch after it still get their own answers.
+                    if report.stop == nil {
+                        report.stop = Self.stop(for: outcome)
+                        stopFailure = failure
+                    }
+                } else {
+                    batch.add(OutboxAnswer(seq: item.seq, outcome: outcome), for: item)
+                }
             }
-            batch.add(WriteAnswer(seq: item.seq, outcome: outcome), for: item)
-            if batch.isDue { try record() }
+            if report.stop != nil {
+                try record(failures: failures, finished: true)
+                return (report, stopFailure)
+            }
+            if limit > 1 {
+                // The batch's answers settle its writes and rebase the next
+                // write of each path: the next batch starts from the top.
+                try record()
+                after = 0
+            } else if batch.isDue {
+                try record()
+            }
         }
         try record(finished: true)
         return (report, nil)
+    }
+
+    private static func stop(for outcome: WriteOutcome) -> PushReport.Stop? {
+        switch outcome {
+        case .unauthorized: return .unauthorized
+        case .temporary(let reason, let retryAfter, _): return .temporary(reason: reason, retryAfter: retryAfter)
+        case .applied, .conflict, .rejected: return nil
+        }
     }
 }

@@ -41,13 +41,28 @@ public struct PushedLog {
     /// Copies a write the server applied into the log, inside the caller's
     /// transaction, before the outbox row is removed: one statement, with
     /// nothing parsed (it runs once per write of a push).
-    static func record(_ db: Database, seq: Int64, etag: String?, now: UnixSeconds) throws {
+    static func record(_ db: Database, seq: Int64, etag: String?, merged: MergedChanges?, now: UnixSeconds) throws {
         try db.run(cached: """
-            INSERT INTO pushed_log (pushed_at, path, method, create_only, body, changes, base_body, base_etag, etag)
+            INSERT INTO pushed_log (pushed_at, path, method, create_only, body, changes, base_body, base_etag, etag, merged)
             SELECT ?2, path, method, create_only, body, changes, base_body, base_etag,
-                CASE WHEN method = 'DELETE' THEN NULL ELSE ?3 END
+                CASE WHEN method = 'DELETE' THEN NULL ELSE ?3 END, ?4
             FROM outbox WHERE seq = ?1
-            """, [.integer(seq), .real(now), SQLValue(etag)])
+            """, [.integer(seq), .real(now), SQLValue(etag), SQLValue(merged.map(Self.stored))])
+    }
+
+    /// Migration `007-protocol-v2`'s part: whose changes a write was merged with.
+    static let mergedColumn = "ALTER TABLE pushed_log ADD COLUMN merged TEXT;"
+
+    /// `{"fields": [...], "by": [...]}`, as the server said it.
+    static func stored(_ merged: MergedChanges) -> String {
+        JSONValue.object(JSONObject([("fields", .array(merged.fields.map { .string($0) })),
+                                     ("by", .array(merged.by.map { .string($0) }))])).serialized()
+    }
+
+    static func merged(from text: String?) -> MergedChanges? {
+        guard let object = text.flatMap({ try? JSONParser.parse($0) })?.objectValue else { return nil }
+        return MergedChanges(fields: object["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                             by: object["by"]?.arrayValue?.compactMap(\.stringValue) ?? [])
     }
 
     /// The newest entries first, of one path or of all; at most `limit`.
@@ -67,7 +82,7 @@ public struct PushedLog {
 
     private static func entries(_ db: Database, _ clause: String, _ values: [SQLValue]) throws -> [PushedWrite] {
         try db.withCachedStatement("""
-            SELECT id, pushed_at, path, method, create_only, body, changes, base_body, base_etag, etag
+            SELECT id, pushed_at, path, method, create_only, body, changes, base_body, base_etag, etag, merged
             FROM pushed_log \(clause)
             """) { statement in
             try statement.bind(values)
@@ -79,7 +94,8 @@ public struct PushedLog {
                     throw UnreadableLogEntry(id: id, path: path)
                 }
                 return PushedWrite(id: id, pushedAt: s.value(at: 1).real ?? 0, path: path, intent: intent,
-                                   baseBody: s.text(at: 7), baseETag: s.text(at: 8), etag: s.text(at: 9))
+                                   baseBody: s.text(at: 7), baseETag: s.text(at: 8), etag: s.text(at: 9),
+                                   merged: Self.merged(from: s.text(at: 10)))
             }
         }
     }
@@ -96,9 +112,12 @@ public struct PushedWrite: Sendable, Equatable {
     public let baseETag: String?
     /// The ETag of the version it made (nil after a delete).
     public let etag: String?
+    /// Under protocol v2: the others' changes the server applied it on top of.
+    public let merged: MergedChanges?
 
     public init(id: Int64, pushedAt: UnixSeconds, path: String, intent: WriteIntent, baseBody: String?,
-                baseETag: String?, etag: String?) {
+                baseETag: String?, etag: String?, merged: MergedChanges? = nil) {
+        self.merged = merged
         self.id = id
         self.pushedAt = pushedAt
         self.path = path

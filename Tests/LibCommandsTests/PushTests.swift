@@ -224,7 +224,7 @@ private let duneWithThree: JSONValue = ["id": "b-7", "title": "Dune", "author": 
     #expect(document["exit_code"] == 0, "\(run)")
     let account = try #require(document["accounts"]?.arrayValue?.first, "\(run)")
     #expect(account["account"] == "alice@127.0.0.1:8080" && account["pushed"] == 1 && account["pending"] == 0)
-    #expect(account["writes"] == [["path": "books/b-7", "method": "PUT", "outcome": "applied", "etag": "\"2-j\""]])
+    #expect(account["writes"] == [["path": "books/b-7", "method": "PUT", "outcome": "applied", "etag": "\"2-j\"", "merged": nil]])
 }
 
 @Test func pushQuietSaysNothingOnATemporaryFailure() throws {

@@ -42,8 +42,16 @@ final class StubServer: HTTPTransport, TransportFactory, @unchecked Sendable {
         state.withLock { $0.stubs.append(Stub(method: method, target: target, answer: answer, location: sourceLocation)) }
     }
 
+    /// Whether `GET /v2/capabilities` is answered by itself, as a v1
+    /// server does (404), unless a test registers its own answer.
+    var answersCapabilitiesAsV1 = true
+
     func send(_ request: HTTPRequest) throws(TransportFailure) -> HTTPResponse {
         let target = String(request.url.dropFirst(origin.url.count))
+        if answersCapabilitiesAsV1, request.method == "GET", target == "/v2/capabilities",
+           !state.withLock({ $0.stubs.contains { !$0.used && $0.target == target } }) {
+            return Answers.problem(404, "No such route: GET /v2/capabilities")
+        }
         let answer: Answer? = state.withLock { state in
             state.received.append(request)
             guard request.url.hasPrefix(origin.url),

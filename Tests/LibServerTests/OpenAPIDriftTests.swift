@@ -79,6 +79,15 @@ import TestSupport
             ("DELETE /v1/sessions/current", 204, { try send("DELETE", "/v1/sessions/current", as: try demo.signIn("bob")) }),
             ("DELETE /v1/sessions/current", 401, { try send("DELETE", "/v1/sessions/current") }),
             ("GET /v1/me", 200, { try send("GET", "/v1/me", as: alice) }),
+            ("GET /v2/capabilities", 200, { try send("GET", "/v2/capabilities") }),
+            ("POST /v2/writes", 200, {
+                try send("POST", "/v2/writes", as: alice, [json],
+                         body: #"{"writes":[{"key":"\#(UUID().uuidString)","path":"books/v2-new","op":"create","document":{"title":"New"}}]}"#)
+            }),
+            ("POST /v2/writes", 400, { try send("POST", "/v2/writes", as: alice, [json], body: "{}") }),
+            ("POST /v2/writes", 401, { try send("POST", "/v2/writes", [json], body: #"{"writes":[]}"#) }),
+            ("POST /v2/writes", 415, { try send("POST", "/v2/writes", as: alice, [("Content-Type", "text/plain")], body: "{}") }),
+            ("POST /v2/writes", 422, { try send("POST", "/v2/writes", as: alice, [json], body: "[]") }),
             ("GET /v1/me", 401, { try send("GET", "/v1/me", [("Authorization", "Bearer lbt_unknown")]) }),
             ("GET /v1/books", 200, { try send("GET", "/v1/books?limit=2", as: alice) }),
             ("GET /v1/books", 400, { try send("GET", "/v1/books?limit=0", as: alice) }),

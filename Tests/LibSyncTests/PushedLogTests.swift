@@ -21,9 +21,9 @@ import TestSupport
         try store.outbox.enqueue(.create("books/n-1", ["id": "n-1", "title": "New"]))
         let items = try store.outbox.all()
         try store.outbox.record([
-            WriteAnswer(seq: items[0].seq, outcome: .applied(document: #"{"id":"b-1","title":"One","year":1990}"#, etag: "\"2-a\"")),
-            WriteAnswer(seq: items[1].seq, outcome: .applied(document: nil, etag: nil)),
-            WriteAnswer(seq: items[2].seq, outcome: .applied(document: #"{"id":"n-1","title":"New"}"#, etag: "\"1-n\"")),
+            OutboxAnswer(seq: items[0].seq, outcome: .applied(document: #"{"id":"b-1","title":"One","year":1990}"#, etag: "\"2-a\"")),
+            OutboxAnswer(seq: items[1].seq, outcome: .applied(document: nil, etag: nil)),
+            OutboxAnswer(seq: items[2].seq, outcome: .applied(document: #"{"id":"n-1","title":"New"}"#, etag: "\"1-n\"")),
         ], finished: true, now: 1000)
         let log = try store.pushedLog.entries()
         #expect(log.map(\.path) == ["books/n-1", "books/b-2", "books/b-1"])
@@ -45,8 +45,8 @@ import TestSupport
         try store.outbox.enqueue(.change("books/b-2", [("title", "Two")]))
         let items = try store.outbox.all()
         try store.outbox.record([
-            WriteAnswer(seq: items[0].seq, outcome: .conflict(theirs: #"{"id":"x","title":"Bob"}"#, etag: "\"3\"")),
-            WriteAnswer(seq: items[1].seq, outcome: .rejected(problem: "no")),
+            OutboxAnswer(seq: items[0].seq, outcome: .conflict(theirs: #"{"id":"x","title":"Bob"}"#, etag: "\"3\"")),
+            OutboxAnswer(seq: items[1].seq, outcome: .rejected(problem: "no")),
         ], finished: true)
         #expect(try store.pushedLog.count() == 0)
     }
@@ -74,7 +74,7 @@ import TestSupport
             }
         }
         let seqs = try store.outbox.all().map(\.seq)
-        try store.outbox.record(seqs.map { WriteAnswer(seq: $0, outcome: .applied(document: nil, etag: "\"2\"")) }, finished: true)
+        try store.outbox.record(seqs.map { OutboxAnswer(seq: $0, outcome: .applied(document: nil, etag: "\"2\"")) }, finished: true)
         #expect(try store.pushedLog.count() == PushedLog.limit)
         let entries = try store.pushedLog.entries()
         #expect(entries.first?.path == "books/b-\(PushedLog.limit + 24)")
@@ -92,6 +92,8 @@ import TestSupport
             try old.database.execute("""
                 DROP TRIGGER pushed_log_bound; DROP TABLE pushed_log;
                 DELETE FROM schema_migrations WHERE name = '004-pushed-log';
+                ALTER TABLE outbox DROP COLUMN sent_with;
+                DELETE FROM schema_migrations WHERE name = '007-protocol-v2';
                 """)
         }
         let reader = try AccountStore(readingFrom: path)

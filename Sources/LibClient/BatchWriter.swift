@@ -1,0 +1,183 @@
+import LibBase
+import LibJSON
+import LibNet
+
+/// One write as an item of a protocol-v2 batch (`POST /v2/writes`): its key,
+/// path, intent and precondition.
+public struct BatchWriteItem: Sendable {
+    public enum Intent: Sendable {
+        /// Applied only when no live book has the id.
+        case create(JSONObject)
+        /// The fields set and removed, and the values the write saw of them
+        /// (`seen`; a field missing there was missing in the version it saw).
+        case update(set: JSONObject, remove: [String], seen: JSONObject)
+        case delete
+    }
+
+    public var key: String
+    /// `books/b-7`.
+    public var path: String
+    public var intent: Intent
+    /// The version it was made against (an update and a delete need one).
+    public var ifMatch: String?
+    /// An update that asks for the whole-version rule instead of its fields'.
+    public var strict: Bool
+
+    public init(key: String, path: String, intent: Intent, ifMatch: String?, strict: Bool = false) {
+        self.key = key
+        self.path = path
+        self.intent = intent
+        self.ifMatch = ifMatch
+        self.strict = strict
+    }
+
+    /// The item as the batch carries it; the same write always gives the
+    /// same bytes, which the server's idempotency record compares.
+    public var json: JSONValue {
+        var object = JSONObject([("key", .string(key)), ("path", .string(path))])
+        switch intent {
+        case .create(let document):
+            object["op"] = "create"
+            object["document"] = .object(document)
+        case .update(let set, let remove, let seen):
+            object["op"] = "update"
+            if let ifMatch { object["if_match"] = .string(ifMatch) }
+            if !set.isEmpty { object["set"] = .object(set) }
+            if !remove.isEmpty { object["remove"] = .array(remove.map { .string($0) }) }
+            if !seen.isEmpty { object["seen"] = .object(seen) }
+            if strict { object["strict"] = true }
+        case .delete:
+            object["op"] = "delete"
+            if let ifMatch { object["if_match"] = .string(ifMatch) }
+        }
+        return .object(object)
+    }
+
+    var isDelete: Bool { if case .delete = intent { return true } else { return false } }
+    var id: String { String(path.split(separator: "/").last ?? "") }
+}
+
+/// What a batch's answer (or its absence) means.
+public enum BatchAnswer: Sendable {
+    /// One answer per item, in order.
+    case answered([WriteAnswer])
+    /// Nothing of the batch is known to be settled: a transport failure, a
+    /// 401, 5xx or 429, an answer that is not the library server's (every
+    /// item is then temporary, or unauthorized), or a 413 (limits changed).
+    case failed(WriteAnswer)
+    /// The server has no `POST /v2/writes` (any more): speak v1 to it.
+    case notSupported
+}
+
+/// Sends protocol-v2 batches over one `ServerAPI` and reads their answers as
+/// `LibraryWriter` reads v1's, item by item: 2xx applied, 412 conflict, 409
+/// temporary (the key is in flight), other 4xx rejected. The answer proves
+/// it is the library server's: one result per item, in order, each with its
+/// item's key; an applied create or update with its ETag and a valid book.
+public struct BatchWriter {
+    public let api: ServerAPI
+    public let rules: BookRules
+
+    public init(api: ServerAPI, rules: BookRules = .builtIn) {
+        self.api = api
+        self.rules = rules
+    }
+
+    /// The request body for `items`.
+    public static func body(_ items: [BatchWriteItem]) -> JSONValue {
+        ["writes": .array(items.map(\.json))]
+    }
+
+    public func send(_ items: [BatchWriteItem]) -> BatchAnswer {
+        let response: HTTPResponse
+        do {
+            response = try api.send("POST", "/v2/writes", json: Self.body(items))
+        } catch {
+            return .failed(.temporary(api.explainedThroughProxy(error)))
+        }
+        return answer(response, to: items)
+    }
+
+    /// What one answer means for the batch.
+    public func answer(_ response: HTTPResponse, to items: [BatchWriteItem]) -> BatchAnswer {
+        switch response.status {
+        case 200:
+            guard response.mediaType == "application/json", let results = response.json?["results"]?.arrayValue else {
+                return notTheServers(response.seen + " where a batch's results were expected")
+            }
+            guard results.count == items.count else {
+                return notTheServers("\(results.count) results to a batch of \(items.count) writes")
+            }
+            var answers: [WriteAnswer] = []
+            for (item, result) in zip(items, results) {
+                guard result["key"]?.stringValue == item.key else {
+                    return notTheServers("a batch's results without their writes' keys")
+                }
+                switch self.answer(result, to: item) {
+                case .success(let answer): answers.append(answer)
+                case .failure(let doubt): return notTheServers(doubt.seen)
+                }
+            }
+            return .answered(answers)
+        case 401:
+            return .failed(.unauthorized(api.failure(for: response)))
+        case 404, 405 where response.isJSON:
+            return .notSupported
+        case 413:
+            return .failed(.temporary(TransportFailure(
+                kind: .serverError(status: 413, reason: "Content Too Large", retryAfter: nil), endpoint: api.endpoint)))
+        case 429, 500...599, 300...399:
+            guard let failure = api.failure(for: response) else { return notTheServers(response.seen) }
+            return .failed(.temporary(failure))
+        default:
+            // A 400 to a batch lib made is lib's or an intermediary's fault,
+            // never the writes': they stay pending, with the words.
+            return notTheServers(response.seen + (response.isJSON ? ": " + response.problemDetail : ""))
+        }
+    }
+
+    /// One item's result, or why it does not prove anything.
+    private func answer(_ result: JSONValue, to item: BatchWriteItem) -> Result<WriteAnswer, Doubt> {
+        guard let status = result["status"]?.integerValue else { return .failure(Doubt("a result without a status")) }
+        switch status {
+        case 200...299:
+            let etag = result["etag"]?.stringValue
+            let merged = result["merged"].map { note in
+                MergedChanges(fields: note["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                              by: note["by"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+            }
+            if item.isDelete { return .success(.applied(document: nil, etag: nil, merged: nil)) }
+            guard status == 200 || status == 201, let etag, !etag.isEmpty else {
+                return .failure(Doubt("a \(status) result without an ETag"))
+            }
+            guard let document = result["document"] else { return .failure(Doubt("a \(status) result without its book")) }
+            if let problem = ServedBook.problem(in: document, id: item.id, rules: rules) {
+                return .failure(Doubt("a \(status) result with \(problem)"))
+            }
+            return .success(.applied(document: document.serialized(), etag: etag, merged: merged))
+        case 412:
+            let current = result["current"]
+            let theirs = current.flatMap { $0.isNull ? nil : $0.serialized() }
+            return .success(.conflict(theirs: theirs, etag: result["current_etag"]?.stringValue ?? result["etag"]?.stringValue))
+        case 409, 429, 500...599:
+            let detail = result["problem"]?["detail"]?.stringValue ?? ""
+            let reason = status == 409 ? "Conflict" : detail
+            return .success(.temporary(TransportFailure(
+                kind: .serverError(status: Int(status), reason: reason, retryAfter: nil), endpoint: api.endpoint)))
+        case 400...499:
+            let detail = result["problem"]?["detail"]?.stringValue
+            return .success(.rejected(problem: detail.flatMap { $0.isEmpty ? nil : $0 } ?? "the server answered \(status)"))
+        default:
+            return .failure(Doubt("a result with status \(status)"))
+        }
+    }
+
+    private struct Doubt: Error {
+        let seen: String
+        init(_ seen: String) { self.seen = seen }
+    }
+
+    private func notTheServers(_ seen: String) -> BatchAnswer {
+        .failed(.temporary(TransportFailure(kind: .notFromLibraryServer(seen: seen), endpoint: api.endpoint)))
+    }
+}
