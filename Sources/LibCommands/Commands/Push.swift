@@ -69,6 +69,13 @@ enum Push: Verb {
 
             One push per account runs at a time: an overlapping push waits \
             within its own time and then sends what is left.
+
+            With LIB_PROTOCOL=v2, to a server that speaks protocol v2, the \
+            writes go many in one request (up to 1,000), and a change of \
+            fields nobody else changed is merged on the server with the newer \
+            version ("merged with bob's change to copies"); a clash on a field \
+            you changed is still a conflict. LIB_STRICT_WRITES=1 asks for the \
+            whole-version rule instead (any change since is a conflict).
             """,
         options: [wait, watch, all, dryRun],
         exclusiveGroups: [[wait.name, watch.name]],

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `lib push` in protocol-v2 batches (LIB_PROTOCOL=v2) against a real
+/// lib-server: an update of fields nobody else changed merges on the
+/// server; a clash on a field it changes, or a delete of a changed book,
+/// is a conflict as before; a v1-only server is spoken to one by one.
+@Suite struct ProtocolV2PushTests {
+    static let v2 = ["LIB_PROTOCOL": "v2"]
+
+    /// A demo lib-server that logs each request (`--verbose`) to a file.
+    final class LoggedServer {
+        let directory: TemporaryDirectory
+        let process: ServerProcess
+        let logPath: String
+
+        init(arguments: [String]) throws {
+            directory = try TemporaryDirectory("lib-e2e-v2")
+            logPath = directory.file("requests.log")
+            FileManager.default.createFile(atPath: logPath, contents: nil)
+            let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+            process = try ServerProcess(database: directory.file("server.sqlite"), extraArguments: ["--verbose"] + arguments,
+                                        standardError: log)
+        }
+
+        /// "METHOD TARGET STATUS Nms", one per request answered.
+        func requestLog() throws -> [String] {
+            try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n").map(String.init)
+        }
+    }
+
+    /// alice caches b-7; bob changes `bobChanges` and pushes; alice changes
+    /// her stale copy (`aliceChanges`) and pushes in a batch.
+    func race(bob bobChanges: [String], alice aliceChanges: [String], serverArguments: [String] = [])
+        throws -> (push: CommandResult, alice: LibHarness, server: LoggedServer) {
+        let logged = try LoggedServer(arguments: serverArguments)
+        let server = logged.process
+        let alice = try LibHarness()
+        try alice.login("alice", to: server)
+        try alice.cache(["books/b-7"], from: server, as: "alice")
+        let bob = try LibHarness()
+        try bob.login("bob", to: server)
+        let bobEdit = try bob.lib(["edit", "books/b-7"] + bobChanges + ["--push"], environment: Self.v2)
+        #expect(bobEdit.status == 0, "\(bobEdit)")
+        let edit = try alice.lib(["edit", "books/b-7"] + aliceChanges)
+        #expect(edit.status == 0, "\(edit)")
+        return (try alice.lib(["push"], environment: Self.v2), alice, logged)
+    }
+
+    @Test func anEditOfAnotherFieldIsMergedAndSaysSo() throws {
+        let (push, alice, server) = try race(bob: ["copies:=5"], alice: ["year:=1966"])
+        #expect(push.status == 0, "\(push)")
+        #expect(push.stdout.contains("books/b-7: merged with bob's change to copies."), "\(push)")
+        let book = try alice.lib("get", "--fresh", "books/b-7")
+        #expect(book.stdout.contains("\"copies\":5") && book.stdout.contains("\"year\":1966"), "\(book)")
+        let log = try alice.lib("log")
+        #expect(log.stdout.contains("(merged with bob's change to copies)"), "\(log)")
+        let requests = try server.requestLog()
+        #expect(requests.contains { $0.hasPrefix("POST /v2/writes") }, "\(requests)")
+        #expect(!requests.contains { $0.hasPrefix("PUT /v1/books/b-7") }, "\(requests)")
+    }
+
+    @Test func anEditOfTheSameFieldIsAConflictAsBefore() throws {
+        let (push, alice, _) = try race(bob: ["copies:=5"], alice: ["copies:=1"])
+        #expect(push.status == 3, "\(push)")
+        #expect(push.stderr.contains("1 conflict: books/b-7"), "\(push)")
+        let book = try alice.lib("get", "--fresh", "books/b-7")
+        #expect(book.stdout.contains("\"copies\":5"), "bob's change is not overwritten: \(book)")
+    }
+
+    @Test func aDeleteOfAChangedBookIsAConflict() throws {
+        let (push, _, _) = try race(bob: ["copies:=5"], alice: ["--delete"])
+        #expect(push.status == 3, "\(push)")
+        #expect(push.stderr.contains("1 conflict: books/b-7"), "\(push)")
+    }
+
+    @Test func aV1OnlyServerGetsOneRequestPerWrite() throws {
+        let (push, _, server) = try race(bob: ["copies:=5"], alice: ["year:=1966"], serverArguments: ["--v1-only"])
+        #expect(push.status == 3, "v1's whole-version rule: \(push)")
+        let requests = try server.requestLog()
+        #expect(requests.contains { $0.hasPrefix("GET /v2/capabilities 404") }, "\(requests)")
+        #expect(!requests.contains { $0.hasPrefix("POST /v2/writes") }, "\(requests)")
+    }
+
+    @Test func manyWritesGoInOneRequest() throws {
+        let logged = try LoggedServer(arguments: [])
+        let server = logged.process
+        let alice = try LibHarness()
+        try alice.login("alice", to: server)
+        for i in 0..<30 {
+            let made = try alice.lib("new", "books", "title=Batch \(i)")
+            #expect(made.status == 0, "\(made)")
+        }
+        let push = try alice.lib(["push"], environment: Self.v2)
+        #expect(push.status == 0 && push.stdout.contains("Pushed 30 writes"), "\(push)")
+        let batches = try logged.requestLog().filter { $0.hasPrefix("POST /v2/writes") }
+        #expect(batches.count == 1, "\(batches)")
+    }
+}
