@@ -20,7 +20,7 @@ struct ServeOptions {
     /// never make a production server misbehave (issue 23).
     var faults: [FaultRule] = []
     var faultControl = false
-    /// `--v1-only`: no protocol-v2 routes.
+    /// `--legacy-protocol`: no protocol-v2 routes.
     var v1Only = false
     var verbose = false
 

@@ -81,7 +81,7 @@ enum ServerFlags {
                        manual: "For tests only: lets clients change the faults in force at /_test/faults.") { options, _ in
                 options.faultControl = true
             },
-            ServerFlag(name: "v1-only", short: nil, value: nil,
+            ServerFlag(name: "legacy-protocol", short: nil, value: nil,
                        summary: "for tests: speak protocol v1 only, as a server from before v2",
                        manual: """
                            For tests and benchmarks: serves protocol v1 only (no /v2 routes: GET /v2/capabilities \

@@ -38,7 +38,7 @@ import TestSupport
     }
 
     @Test func aV1OnlyServerHasNoV2Routes() throws {
-        let demo = try DemoServer(extraArguments: ["--v1-only"])
+        let demo = try DemoServer(extraArguments: ["--legacy-protocol"])
         let alice = try demo.signIn("alice")
         #expect(try demo.client().request("GET", "/v2/capabilities").status == 404)
         #expect(try Self.batch(alice, []).0.status == 404)
