@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `lib push` in protocol-v2 batches (LIB_PROTOCOL=v2) against curl sending
+# `lib push` in protocol-v2 batches (the default) against curl sending
 # PUTs one by one over one reused connection, on loopback and with
 # lib-server 50 ms away (bench/latency-proxy.py, 25 ms each way). lib
 # pushes 1,000 queued writes: 500 creates and 500 updates of books it has
@@ -36,7 +36,7 @@ INSERT INTO outbox (path, method, create_only, body, idempotency_key, created_at
 SELECT 'books/u-$2-' || i, 'PUT', 1, '{"id":"u-$2-' || i || '","title":"Seed ' || i || '","copies":1}',
        's-$2-' || i, strftime('%s','now'), strftime('%s','now') FROM n;
 SQL
-  LIB_HOME="$home" LIB_PROTOCOL=v2 "$BIN/lib" -q push
+  LIB_HOME="$home" "$BIN/lib" -q push
 }
 
 curl_config() {  # TOKEN URL PREFIX N
@@ -70,7 +70,7 @@ measure() {  # LABEL URL CURL_COUNT BUDGET
     queue_mixed "$store" "$label$run"
     [ "$(sqlite3 "$store" 'SELECT count(*) FROM outbox')" = 1000 ] || { echo "queued $(sqlite3 "$store" 'SELECT count(*) FROM outbox') writes, not 1000" >&2; exit 1; }
     start=$EPOCHREALTIME
-    LIB_HOME="$home" LIB_PROTOCOL=v2 "$BIN/lib" -q push
+    LIB_HOME="$home" "$BIN/lib" -q push
     lib_t=$(seconds_since "$start")
     [ "$(sqlite3 "$store" 'SELECT count(*) FROM outbox')" = 0 ] || { echo "lib left writes in its outbox" >&2; exit 1; }
     curl_config "$token" "$url" "c-$label$run" "$curl_n"

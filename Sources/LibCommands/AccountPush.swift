@@ -166,7 +166,9 @@ struct AccountPush {
 
     /// `LIB_STRICT_WRITES=1`: every push of this user as with `--strict`.
     static let strictVariable = "LIB_STRICT_WRITES"
-    /// `LIB_PROTOCOL=v2`: push in protocol-v2 batches when the server speaks it.
+    /// `LIB_PROTOCOL=v1`: push one write a request under the whole-version
+    /// rule even to a server that speaks protocol v2 (a way around an
+    /// intermediary that mishandles v2's batches).
     static let protocolVariable = "LIB_PROTOCOL"
 
     static func strictByConfiguration(_ context: CommandContext) -> Bool {
@@ -181,8 +183,7 @@ struct AccountPush {
     private func protocolMemory(_ store: AccountStore) -> HTTPWriteSender.ProtocolMemory {
         let now = workspace.context.now().secondsSince1970
         let stored = try? store.cache.serverProtocol()
-        // Protocol v2 is opt-in until the end-to-end suites run against it (LIB_PROTOCOL=v2).
-        guard workspace.context.environment[Self.protocolVariable] == "v2" else { return .init(known: .v1Only) }
+        guard workspace.context.environment[Self.protocolVariable] != "v1" else { return .init(known: .v1Only) }
         let known = stored.flatMap { $0.checkedAt + Self.protocolKnownFor > now && $0.checkedAt <= now
             ? ServerCapabilities(stored: $0.text) : nil }
         return HTTPWriteSender.ProtocolMemory(

@@ -38,6 +38,8 @@ final class PushWatch {
     private var networkManager: NetworkManagerMonitor?
     /// Said once: "no account is signed in".
     private var saidNoAccount = false
+    /// `push --watch --strict`: updates under the whole-version rule.
+    private let strict: Bool
 
     /// How long after the first change of a burst the push starts: edits
     /// saved within it go in one push.
@@ -49,8 +51,9 @@ final class PushWatch {
     /// wrong: try again after this long anyway.
     static let networkManagerDoubt = 60.0
 
-    init(_ context: CommandContext, all: Bool) throws {
+    init(_ context: CommandContext, all: Bool, strict: Bool = false) throws {
         self.context = context
+        self.strict = strict
         let directories = try context.directories
         paths = AccountPaths(directories: directories)
         configDirectory = directories.config
@@ -201,9 +204,10 @@ final class PushWatch {
             account.waiting = .metered
             return
         }
-        let push = AccountPush(workspace: account.workspace, deadline: nil, lockWait: 0,
+        var push = AccountPush(workspace: account.workspace, deadline: nil, lockWait: 0,
                                progress: WaitProgress(context, enabled: false),
                                stopRequested: { [events] in events.stopRequested })
+        push.strict = strict
         let result = push.run()
         if result.answered > 0 {
             // One line per push: what went, then what needs a decision.

@@ -24,9 +24,12 @@ final class FaultInjector: Sendable {
     var rules: [FaultRule] { armed.withLock { $0.map(\.rule) } }
 
     /// The first rule of this kind that matches the request and still has a
-    /// firing left; counts it as fired.
-    func fire(_ moment: Moment, for request: HTTPRequest) -> FaultRule? {
-        armed.withLock { armed in
+    /// firing left; counts it as fired. `keys`: the idempotency keys the
+    /// request carries (a v2 batch's items'); by default its header's. A
+    /// first-per-key rule fires for a request with a key it has not seen.
+    func fire(_ moment: Moment, for request: HTTPRequest, keys: [String]? = nil) -> FaultRule? {
+        let keys = keys ?? request.headers["Idempotency-Key"].map { [$0] } ?? []
+        return armed.withLock { armed -> FaultRule? in
             for i in armed.indices {
                 let rule = armed[i].rule
                 guard Self.applies(rule.action, at: moment) else { continue }
@@ -34,8 +37,8 @@ final class FaultInjector: Sendable {
                 if let prefix = rule.pathPrefix, !request.path.hasPrefix(prefix) { continue }
                 if let times = rule.times, armed[i].fired >= times { continue }
                 if rule.firstPerKey {
-                    guard let key = request.headers["Idempotency-Key"], !armed[i].seenKeys.contains(key) else { continue }
-                    armed[i].seenKeys.insert(key)
+                    guard !keys.allSatisfy(armed[i].seenKeys.contains) else { continue }
+                    armed[i].seenKeys.formUnion(keys)
                 }
                 armed[i].fired += 1
                 return rule

@@ -20,6 +20,8 @@ struct ServeOptions {
     /// never make a production server misbehave (issue 23).
     var faults: [FaultRule] = []
     var faultControl = false
+    /// `--max-batch-writes N`: the most items one v2 batch takes.
+    var maxBatchWrites = WriteBatchLimits().maxItems
     /// `--legacy-protocol`: no protocol-v2 routes.
     var v1Only = false
     var verbose = false

@@ -39,7 +39,7 @@ public enum ServerCommandLine {
         let service = LibraryService(store: store, faults: faults, allowsFaultControl: options.faultControl,
                                      bookSchema: options.bookSchema, sessionLifetime: options.sessionLifetime,
                                      changeRetention: options.changeRetention,
-                                     batchLimits: WriteBatchLimits(maxBytes: options.limits.maxBodyBytes),
+                                     batchLimits: WriteBatchLimits(maxItems: options.maxBatchWrites, maxBytes: options.limits.maxBodyBytes),
                                      speaksV2: !options.v1Only, log: log)
         let server = HTTPServer(limits: options.limits, handler: service.handle)
         let boundPort = try server.bind(host: host, port: port)

@@ -7,7 +7,7 @@ import Foundation
 enum ServerFlags {
     static let serve = ServerCommandSyntax<ServeOptions>(
         words: [],
-        summary: "Serves protocol v1 (docs/PROTOCOL.md). The first line on stdout is 'listening on http://HOST:PORT'.",
+        summary: "Serves protocols v1 and v2 (docs/PROTOCOL.md). The first line on stdout is 'listening on http://HOST:PORT'.",
         flags: [
             ServerFlag(name: "db", short: nil, value: "PATH|URI",
                        summary: "the database: an SQLite file, or postgresql://USER@HOST:PORT/DB",
@@ -80,6 +80,14 @@ enum ServerFlags {
                        summary: "for tests: clients may change the faults at /_test/faults",
                        manual: "For tests only: lets clients change the faults in force at /_test/faults.") { options, _ in
                 options.faultControl = true
+            },
+            ServerFlag(name: "max-batch-writes", short: nil, value: "N",
+                       summary: "the most writes one protocol-v2 batch may carry; 1000 by default",
+                       manual: """
+                           The most writes one POST /v2/writes may carry, announced at GET /v2/capabilities; a \
+                           larger batch is refused (413) naming the limit. The default is 1000.
+                           """) { options, value throws(ServerUsageError) in
+                options.maxBatchWrites = try ServeOptions.positive(value, for: "--max-batch-writes", wants: "a positive number")
             },
             ServerFlag(name: "legacy-protocol", short: nil, value: nil,
                        summary: "for tests: speak protocol v1 only, as a server from before v2",

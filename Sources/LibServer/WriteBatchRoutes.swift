@@ -46,7 +46,8 @@ extension LibraryService {
             return BatchResult(key: item.key, problem: Self.invalidBook(problems))
         }
 
-        switch faults.fire(.beforeWrite, for: request)?.action {
+        let keys = items.map(\.key)
+        switch faults.fire(.beforeWrite, for: request, keys: keys)?.action {
         case .dropBeforeWrite?: return .closeWithoutAnswer
         case .delay(let ms)?: usleep(useconds_t(ms) * 1000)
         default: break
@@ -59,9 +60,9 @@ extension LibraryService {
             for (index, item) in items.enumerated() where results[index] == nil {
                 results[index] = try settle(item, by: user, in: db)
             }
-            if case .holdBeforeCommit(let ms)? = faults.fire(.beforeCommit, for: request)?.action { usleep(useconds_t(ms) * 1000) }
+            if case .holdBeforeCommit(let ms)? = faults.fire(.beforeCommit, for: request, keys: keys)?.action { usleep(useconds_t(ms) * 1000) }
         }
-        if faults.fire(.afterCommit, for: request)?.action == .dropAfterCommit { return .closeWithoutAnswer }
+        if faults.fire(.afterCommit, for: request, keys: keys)?.action == .dropAfterCommit { return .closeWithoutAnswer }
         return .respond(Self.batchAnswer(results.compactMap { $0 }))
     }
 

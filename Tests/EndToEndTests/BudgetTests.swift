@@ -84,7 +84,7 @@ extension OfflineMachine {
 /// and `--wait` gives up at once instead of sleeping into it.
 @Suite struct RetryAfterTests {
     @Test func aRetryAfterBeyondTheBudgetGivesUpAndSaysHowLong() throws {
-        let server = try startDemoServer(arguments: ["--fault", "status=503,retry-after=999999,method=PUT"])
+        let server = try startDemoServer(arguments: ["--fault", "status=503,retry-after=999999,path=/v2/writes"])
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         #expect(try alice.lib("edit", "books/r-1", "--create", "title=Later").status == 0)

@@ -139,8 +139,10 @@ import TestSupport
 
     /// A server's problem detail, kept with a rejected write: status and
     /// resolve show it escaped (push only counts it); status --json carries
-    /// it as \u escapes.
-    @Test func aProblemDetailFromTheServerIsShownEscaped() throws {
+    /// it as \u escapes. In v1 the detail is a PUT's answer; in v2 a batch
+    /// item's.
+    @Test(arguments: ["v1", "v2"])
+    func aProblemDetailFromTheServerIsShownEscaped(wire: String) throws {
         let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
@@ -149,18 +151,35 @@ import TestSupport
         let port = UInt16(server.port)
         server.stop()
         let detail = "Refused\u{1B}]0;owned\u{07}\u{1B}[2J\u{9B}\u{202E}!"
+        let problem = JSONValue.object(JSONObject([("type", "about:blank"), ("title", "Unprocessable Content"), ("status", 422),
+                                                   ("detail", .string(detail))]))
         let peer = try ScriptedPeer(port: port) { _, request in
+            func answer(_ status: String, _ type: String, _ body: String, _ headers: String = "") -> ScriptedPeer.Reply {
+                .send(Array("HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\n\(headers)Content-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8))
+            }
+            if request.hasPrefix("GET /v2/capabilities ") {
+                return wire == "v1"
+                    ? answer("404 Not Found", "application/problem+json", #"{"type":"about:blank","title":"Not Found","status":404}"#)
+                    : answer("200 OK", "application/json",
+                             #"{"protocols":["v1","v2"],"writes":{"path":"/v2/writes","max_items":1000,"max_bytes":1048576,"field_preconditions":true}}"#)
+            }
+            if request.hasPrefix("POST /v2/writes ") {
+                let batch = try? JSONParser.parse(String(request[request.range(of: "\r\n\r\n")!.upperBound...]))
+                let results = (batch?["writes"]?.arrayValue ?? []).map { item in
+                    JSONValue.object(JSONObject([("key", item["key"] ?? .null), ("status", 422), ("problem", problem)]))
+                }
+                return answer("200 OK", "application/json", JSONValue.object(JSONObject([("results", .array(results))])).serialized())
+            }
             let key = request.split(separator: "\r\n").first { $0.lowercased().hasPrefix("idempotency-key:") }
                 .map { String($0.dropFirst("idempotency-key:".count)).trimmingCharacters(in: .whitespaces) } ?? ""
-            let body = JSONValue.object(JSONObject([("type", "about:blank"), ("title", "Unprocessable Content"), ("status", 422),
-                                                    ("detail", .string(detail))])).serialized()
-            return .send(Array(("HTTP/1.1 422 Unprocessable Content\r\nContent-Type: application/problem+json\r\n"
-                + "Idempotency-Key: \(key)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)").utf8))
+            return answer("422 Unprocessable Content", "application/problem+json", problem.serialized(), "Idempotency-Key: \(key)\r\n")
         }
         let shown = "Refused\\u001b]0;owned\\u0007\\u001b[2J\\u009b\\u202e!"
         let push = try alice.lib("push")
         #expect(push.status == 3, "\(push)")
         #expect(!Self.hasRawControl(push.stdout + push.stderr), "\((push.stdout + push.stderr).debugDescription)")
+        #expect(peer.receivedRequests.contains { $0.hasPrefix(wire == "v1" ? "PUT /v1/books/b-7 " : "POST /v2/writes ") },
+                "\(peer.receivedRequests)")
         for result in [try alice.lib("status"), try alice.lib("resolve"), try alice.lib("resolve", "books/b-7")] {
             #expect(!Self.hasRawControl(result.stdout + result.stderr), "\(result.command): \((result.stdout + result.stderr).debugDescription)")
             #expect((result.stdout + result.stderr).contains(shown), "\(result.command): \((result.stdout + result.stderr).debugDescription)")

@@ -27,14 +27,35 @@ import TestSupport
 
     static let books = ["b-1", "b-2", "b-3"]
 
-    @Test(arguments: ProcessInfo.processInfo.environment["LIB_TRIAL_SEED"].flatMap { UInt64($0) }.map { [$0] }
-          ?? (ProcessInfo.processInfo.environment["LIB_STRESS"] == "1" ? [11, 22, 33, 44, 55] : [2212]))
-    func fourDevicesTwoUsersRevertNothing(seed: UInt64) throws {
+    /// One trial: its seed, and whether the server speaks protocol v1 only
+    /// (`--legacy-protocol`: lib pushes one write a request, under the
+    /// whole-version rule) instead of v2 (batches, field preconditions).
+    struct Trial: CustomTestStringConvertible, Sendable {
+        let seed: UInt64
+        var legacy = false
+        var testDescription: String { "seed \(seed)\(legacy ? ", v1-only server" : "")" }
+    }
+
+    /// LIB_TRIAL_SEED=N (and LIB_TRIAL_LEGACY=1) runs one trial.
+    static let trials: [Trial] = {
+        let environment = ProcessInfo.processInfo.environment
+        if let seed = environment["LIB_TRIAL_SEED"].flatMap({ UInt64($0) }) {
+            return [Trial(seed: seed, legacy: environment["LIB_TRIAL_LEGACY"] == "1")]
+        }
+        return environment["LIB_STRESS"] == "1"
+            ? [11, 22, 33, 44, 55].map { Trial(seed: $0) } + [Trial(seed: 66, legacy: true)]
+            : [Trial(seed: 2212), Trial(seed: 2213, legacy: true)]
+    }()
+
+    @Test(arguments: trials)
+    func fourDevicesTwoUsersRevertNothing(trial: Trial) throws {
+        let seed = trial.seed
         var random = SeededRandom(seed: seed)
         let steps = trialCount(stress: 400, quick: 70)
         let dir = try TemporaryDirectory("lib-e2e-trial")
         let database = dir.file("server.sqlite")
-        var server = try ServerProcess(database: database, extraArguments: ["--fault-control"])
+        let serverArguments = ["--fault-control"] + (trial.legacy ? ["--legacy-protocol"] : [])
+        var server = try ServerProcess(database: database, extraArguments: serverArguments)
         let port = server.port
         var devices = try [("alice-1", "alice", "title"), ("alice-2", "alice", "author"),
                            ("bob-1", "bob", "copies"), ("bob-2", "bob", "year")].map { name, user, field in
@@ -114,13 +135,14 @@ import TestSupport
                 push.waitUntilExit()
                 log.append("\(devices[d].name) push killed")
             case 91..<97:
-                let rule = ["status=503,method=PUT,times=2", "drop-after-commit,times=1", "drop-before-write,times=1"]
+                let writes = trial.legacy ? "method=PUT" : "path=/v2/writes"
+                let rule = ["status=503,\(writes),times=2", "drop-after-commit,times=1", "drop-before-write,times=1"]
                     .randomElement(using: &random)!
                 _ = try HTTPTestClient(port: port).request("PUT", "/_test/faults", body: rule)
                 log.append("fault \(rule)")
             default:
                 server.stop()
-                server = try ServerProcess(database: database, listen: "127.0.0.1:\(port)", extraArguments: ["--fault-control"])
+                server = try ServerProcess(database: database, listen: "127.0.0.1:\(port)", extraArguments: serverArguments)
                 log.append("server restarted")
             }
         }
@@ -175,7 +197,7 @@ import TestSupport
                 }
             }
         }
-        print("intent trial seed \(seed): \(steps) steps, \(log.filter { $0.contains(" edit ") }.count) edits, "
+        print("intent trial \(trial.testDescription): \(steps) steps, \(log.filter { $0.contains(" edit ") }.count) edits, "
               + "\(log.filter { $0.contains("resolve") }.count) resolves, \(chosen.count) clashes decided by a side")
     }
 

@@ -94,7 +94,8 @@ import TestSupport
 
         #expect(try alice.lib("edit", "books/b-7", "copies:=1").status == 0)
         #expect(try alice.lib("edit", "books/j-1", "--create", "title=New").status == 0)
-        let (_, conflict) = try json(alice, ["push"], schema: "push", exit: 3)
+        // Different fields: a conflict only under the whole-version rule.
+        let (_, conflict) = try json(alice, ["push", "--strict"], schema: "push", exit: 3)
         let writes = conflict?["accounts"]?.arrayValue?.first?["writes"]?.arrayValue ?? []
         #expect(writes.map { $0["outcome"] } == ["conflict", "applied"], "\(String(describing: conflict))")
         try json(alice, ["resolve"], schema: "resolve", exit: 3)

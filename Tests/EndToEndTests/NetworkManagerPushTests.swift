@@ -68,7 +68,7 @@ struct NetworkManagerPushTests {
         let log = dir.file("server.log")
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let server = try ServerProcess(database: dir.file("server.sqlite"),
-                                       extraArguments: ["--verbose", "--fault", "status=503,method=PUT,times=1"],
+                                       extraArguments: ["--verbose", "--fault", "status=503,path=/v2/writes,times=1"],
                                        standardError: FileHandle(forWritingAtPath: log))
         let alice = try LibHarness()
         alice.extraEnvironment["DBUS_SYSTEM_BUS_ADDRESS"] = nm.address
@@ -76,7 +76,7 @@ struct NetworkManagerPushTests {
         #expect(try alice.lib("edit", "books/nw-1", "--create", "title=Portal").status == 0)
         try nm.setConnectivity(.portal)
         func puts() -> Int {
-            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.hasPrefix("PUT ") }.count
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.hasPrefix("POST /v2/writes ") }.count
         }
 
         // Its deadline is far off: only NetworkManager's signal can end the wait in time.
@@ -86,7 +86,7 @@ struct NetworkManagerPushTests {
         // A window in which a retry must not happen: a busy machine can only
         // hide a retry here, never make one up.
         sleep(3)
-        #expect(puts() == 1, "retried into the portal: \(puts()) PUTs")
+        #expect(puts() == 1, "retried into the portal: \(puts()) batches")
         try nm.setConnectivity(.full)
         let took = try waitUntil(timeout: 60) { try serverVersions(server, "nw-1") == 1 }
         #expect(took != nil, "not pushed after connectivity turned full")
@@ -136,21 +136,21 @@ struct NetworkManagerPushTests {
         let log = dir.file("server.log")
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let server = try ServerProcess(database: dir.file("server.sqlite"),
-                                       extraArguments: ["--verbose", "--fault", "status=503,method=PUT,times=1"],
+                                       extraArguments: ["--verbose", "--fault", "status=503,path=/v2/writes,times=1"],
                                        standardError: FileHandle(forWritingAtPath: log))
         let alice = try LibHarness()
         alice.extraEnvironment["DBUS_SYSTEM_BUS_ADDRESS"] = nm.address
         try alice.login("alice", to: server)
         try nm.setConnectivity(.portal)
         func puts() -> Int {
-            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.hasPrefix("PUT ") }.count
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.hasPrefix("POST /v2/writes ") }.count
         }
         let watcher = try RunningWatcher(alice)
         #expect(try alice.lib("edit", "books/nx-1", "--create", "title=Portal").status == 0)
         #expect(watcher.waitForLine(containing: "NetworkManager reports a captive portal: sign in to the network."), "\(watcher.stderr)")
         // A window in which a retry must not happen (a busy machine can only hide one).
         sleep(3)
-        #expect(puts() == 1, "retried into the portal: \(puts()) PUTs")
+        #expect(puts() == 1, "retried into the portal: \(puts()) batches")
         // Before the 60 s in which it doubts NetworkManager, only its signal can wake the watcher.
         try nm.setConnectivity(.full)
         let took = try waitUntil(timeout: 40) { try serverVersions(server, "nx-1") == 1 }

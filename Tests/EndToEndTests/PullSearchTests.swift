@@ -133,9 +133,16 @@ import TestSupport
         let books = try JSONParser.parse(try alice.lib("get", "--offline", "books").stdout)["items"]?.arrayValue ?? []
         #expect(books.count == 19 && !books.contains { $0["id"]?.stringValue == "b-3" })
         #expect(try alice.lib("status", "--porcelain").stdout.contains("pending 1\n"))
-        // The write still goes against the version alice saw, not the one pulled under it.
+        // The write still goes against the version alice saw, not the one
+        // pulled under it: the server merges it with bob's change and says so.
         let push = try alice.lib("push")
-        #expect(push.status == 3 && (push.stdout + push.stderr).contains("conflict"), "\(push)")
+        #expect(push.status == 0 && push.stdout.contains("books/b-7: merged with bob's change to author"), "\(push)")
+        let strict = try alice.lib("edit", "books/b-7", "title=Mine again")
+        #expect(strict.status == 0, "\(strict)")
+        #expect(try bob.lib("edit", "books/b-7", "author=Frank Herbert", "--push").status == 0)
+        #expect(try Self.pull(alice)["updated"] == 1)
+        let whole = try alice.lib("push", "--strict")
+        #expect(whole.status == 3 && (whole.stdout + whole.stderr).contains("conflict"), "\(whole)")
     }
 
     @Test func aCursorTooOldForTheServerMakesLibListAgain() throws {

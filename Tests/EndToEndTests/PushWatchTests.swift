@@ -110,7 +110,8 @@ import TestSupport
     /// SIGHUP (a closed terminal) stops it as SIGTERM does (issue 23; it died with 129).
     @Test(arguments: [SIGTERM, SIGHUP])
     func aStopSignalLetsTheRequestOnTheWireFinishAndExitsZeroWithNothingLost(signal: Int32) throws {
-        let server = try startDemoServer(arguments: ["--fault", "delay=400,method=PUT"])
+        // Two writes a batch, each batch slow: the stop comes between batches.
+        let server = try startDemoServer(arguments: ["--max-batch-writes", "2", "--fault", "delay=400,path=/v2/writes"])
         let alice = try LibHarness()
         try alice.login("alice", to: server)
         let books = (0..<10).map { "ws-\($0)" }

@@ -58,7 +58,7 @@ import TestSupport
         let bob = try LibHarness()
         try bob.login("bob", to: server)
         #expect(try bob.lib("edit", "books/b-7", "title=Dune (bob)", "--push").status == 0)
-        #expect(try alice.lib("edit", "books/b-7", "copies:=1").status == 0)
+        #expect(try alice.lib("edit", "books/b-7", "title=Dune (alice)").status == 0)
         let push = try alice.lib("push", "-q")
         #expect(push.status == 3, "\(push)")
         #expect(push.stdout.isEmpty, "\(push)")

@@ -6,14 +6,16 @@ import TestSupport
 /// then each way of settling it, and a write the server rejected (403).
 @Suite struct ResolveTests {
     /// alice caches b-7; bob changes it and pushes; alice changes her stale
-    /// copy and pushes: a conflict (exit 3).
+    /// copy and pushes: a conflict (exit 3). Changes of different fields
+    /// clash only under the whole-version rule: `strict` pushes with `--strict`.
     struct Conflict {
         let server: ServerProcess
         let alice: LibHarness
         let account: String
     }
 
-    func makeConflict(bob bobChanges: [String], alice aliceChanges: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> Conflict {
+    func makeConflict(bob bobChanges: [String], alice aliceChanges: [String], strict: Bool = false,
+                      sourceLocation: SourceLocation = #_sourceLocation) throws -> Conflict {
         let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
@@ -24,14 +26,14 @@ import TestSupport
         #expect(bobEdit.status == 0, "\(bobEdit)", sourceLocation: sourceLocation)
         let edit = try alice.lib(["edit", "books/b-7"] + aliceChanges)
         #expect(edit.status == 0, "\(edit)", sourceLocation: sourceLocation)
-        let push = try alice.lib("push")
+        let push = try alice.lib(["push"] + (strict ? ["--strict"] : []))
         #expect(push.status == 3, "\(push)", sourceLocation: sourceLocation)
         #expect(push.stderr.contains("1 conflict: books/b-7"), "\(push)", sourceLocation: sourceLocation)
         return Conflict(server: server, alice: alice, account: alice.account("alice", on: server))
     }
 
     @Test func aMergeTakesEachSidesFieldsAndIsPushed() throws {
-        let c = try makeConflict(bob: ["title=Dune (bob)"], alice: ["copies:=1"])
+        let c = try makeConflict(bob: ["title=Dune (bob)"], alice: ["copies:=1"], strict: true)
         let alice = c.alice
 
         let list = try alice.lib("resolve")

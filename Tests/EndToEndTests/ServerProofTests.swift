@@ -38,10 +38,13 @@ import TestSupport
              seen: ""),
     ]
 
+    /// These stand-ins answer v1's requests (LIB_PROTOCOL=v1); a batch
+    /// answered by one is ProtocolV2PushTests'.
     @Test(arguments: cases)
     func anAnswerNotFromTheLibraryServerKeepsTheWrite(_ standIn: Case) throws {
         let server = try startDemoServer()
         let alice = try LibHarness()
+        alice.extraEnvironment["LIB_PROTOCOL"] = "v1"
         try alice.login("alice", to: server)
         let book = standIn.delete ? "b-8" : "b-7"
         #expect(try alice.lib("get", "books/\(book)").status == 0)
@@ -91,6 +94,7 @@ import TestSupport
     @Test func anEchoedKeyWithoutTheBookIsNotProof() throws {
         let server = try startDemoServer()
         let alice = try LibHarness()
+        alice.extraEnvironment["LIB_PROTOCOL"] = "v1"
         try alice.login("alice", to: server)
         #expect(try alice.lib("get", "books/b-7").status == 0)
         #expect(try alice.lib("edit", "books/b-7", "title=Proof").status == 0)

@@ -14,11 +14,15 @@ import TestSupport
         let alice: LibHarness
         let bob: LibHarness
 
-        init() throws {
+        /// `strictBob`: bob pushes under the whole-version rule
+        /// (LIB_STRICT_WRITES=1), so that changes of different fields make
+        /// the conflicts these sequences settle.
+        init(strictBob: Bool = false) throws {
             let dir = try TemporaryDirectory("lib-e2e-intent")
             server = try ServerProcess(database: try TestDatabase.fresh(in: dir), owning: dir)
             alice = try LibHarness()
             bob = try LibHarness()
+            if strictBob { bob.extraEnvironment["LIB_STRICT_WRITES"] = "1" }
             try alice.login("alice", to: server)
             try bob.login("bob", to: server)
         }
@@ -54,7 +58,7 @@ import TestSupport
     /// keep every change.
     @Test(arguments: ["--merge", "--mine", "--theirs"])
     func twoLogoutsRestoredTogetherRevertNothing(choice: String) throws {
-        let l = try Library()
+        let l = try Library(strictBob: true)
         _ = try l.run(l.bob, "edit", "books/b-1", "title=Bob's title")
         _ = try l.run(l.bob, "logout")
         try l.aliceSets("copies:=11")
@@ -83,6 +87,29 @@ import TestSupport
         #expect(try l.run(l.bob, "status", "--porcelain").stdout.contains("pending 0\nconflicts 0\n"))
     }
 
+    /// The same sequence under the field rule (protocol v2's default): bob's
+    /// restored writes are merged with alice's copies on the server, with no
+    /// conflict, and every change is kept.
+    @Test func twoLogoutsRestoredTogetherMergeWithoutAConflict() throws {
+        let l = try Library()
+        _ = try l.run(l.bob, "edit", "books/b-1", "title=Bob's title")
+        _ = try l.run(l.bob, "logout")
+        try l.aliceSets("copies:=11")
+        _ = try bobSignsIn(l, "--no-restore")
+        _ = try l.run(l.bob, "get", "books/b-1")
+        _ = try l.run(l.bob, "edit", "books/b-1", "author=B-author")
+        _ = try l.run(l.bob, "logout")
+        try l.aliceSets("copies:=22")
+        _ = try bobSignsIn(l, "--restore")
+
+        let push = try l.run(l.bob, "push")
+        #expect(push.stdout.contains("books/b-1: merged with alice's change to copies"), "\(push)")
+        let book = try l.book()
+        #expect(book["title"] == "Bob's title" && book["author"] == "B-author" && book["copies"] == 22, "\(book)")
+        let log = try l.run(l.bob, "log")
+        #expect(log.stdout.contains("merged with alice's change to copies"), "\(log)")
+    }
+
     /// With no other user at all, the second sign-in's write goes on top of
     /// the first's: no conflict, nothing undone.
     @Test func aLaterSignInNeverUndoesAnEarlierOnesWrite() throws {
@@ -103,7 +130,7 @@ import TestSupport
     /// back to 1 survive it.
     @Test(arguments: ["--merge", "--mine"])
     func aSettledWriteIsRebasedOntoTheVersionItWasSettledOn(choice: String) throws {
-        let l = try Library()
+        let l = try Library(strictBob: true)
         _ = try l.run(l.bob, "edit", "books/b-1", "title=Bob's title")
         try l.aliceSets("copies:=11")
         _ = try l.run(l.bob, "push", status: 3)

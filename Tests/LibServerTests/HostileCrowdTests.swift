@@ -9,7 +9,10 @@ import TestSupport
     /// 40 peer addresses each hold 60 connections that never finish a
     /// request head (2,400, more than the server's 1,024 connections), and
     /// open new ones as theirs are cut off. An ordinary client is still
-    /// answered, every time, in under 2 s.
+    /// answered, every time, before a held connection's 5 s header timeout
+    /// could have freed a slot for it: a client locked out waits at least
+    /// that long (or is refused). The bound is not a speed claim; a loaded
+    /// CI machine answered in 2.2 s.
     @Test func manyPeersHoldingHalfOpenConnectionsDoNotLockAnOrdinaryClientOut() throws {
         let demo = try DemoServer()
         let alice = try demo.signIn("alice")
@@ -57,7 +60,7 @@ import TestSupport
             usleep(100_000)
         }
         #expect(statuses == Array(repeating: 200, count: 10), "\(statuses)")
-        #expect(slowest < 2, "the slowest answer took \(slowest) s")
+        #expect(slowest < 4, "the slowest answer took \(slowest) s")
     }
 
     /// The throttle counts an attempt before its password is checked:

@@ -45,6 +45,13 @@ enum Push: Verb {
             with LIB_METERED=defer. See contrib/systemd/lib-push.service.
             """)
     static let all = OptionSpec.flag("all", "Push every signed-in account, each with its own token")
+    static let strict = OptionSpec.flag(
+        "strict", "Any change of a book since the version a write saw is a conflict (the whole-version rule)",
+        details: """
+            Without it, a change of fields nobody else changed is merged with \
+            the newer version on the server. LIB_STRICT_WRITES=1 in the \
+            environment makes every push strict (as from cron or a service).
+            """)
     static let dryRun = OptionSpec.flag(
         "dry-run", short: "n", "Print what would be sent, in order; send and change nothing",
         details: """
@@ -70,14 +77,16 @@ enum Push: Verb {
             One push per account runs at a time: an overlapping push waits \
             within its own time and then sends what is left.
 
-            With LIB_PROTOCOL=v2, to a server that speaks protocol v2, the \
-            writes go many in one request (up to 1,000), and a change of \
-            fields nobody else changed is merged on the server with the newer \
-            version ("merged with bob's change to copies"); a clash on a field \
-            you changed is still a conflict. LIB_STRICT_WRITES=1 asks for the \
-            whole-version rule instead (any change since is a conflict).
+            To a server that speaks protocol v2 the writes go many in one \
+            request (up to 1,000), and a change of fields nobody else changed \
+            is merged on the server with the newer version ("merged with bob's \
+            change to copies"); a clash on a field you changed is still a \
+            conflict. --strict (or LIB_STRICT_WRITES=1) asks for the \
+            whole-version rule instead: any change since is a conflict. To a \
+            server that speaks only protocol v1 (or with LIB_PROTOCOL=v1) the \
+            writes go one by one, under the whole-version rule.
             """,
-        options: [wait, watch, all, dryRun],
+        options: [wait, watch, all, strict, dryRun],
         exclusiveGroups: [[wait.name, watch.name]],
         examples: [
             .init("lib push", "Send what is pending, now."),
@@ -100,11 +109,13 @@ enum Push: Verb {
         var all: Bool
         /// `--dry-run`: say what would be sent, send nothing.
         var dryRun = false
+        /// `--strict`: updates under the whole-version rule.
+        var strict = false
     }
 
     static func options(_ parsed: ParsedCommand) throws -> Options {
         let options = Options(wait: parsed.seconds(wait), watch: parsed.isSet(watch), all: parsed.isSet(all),
-                              dryRun: parsed.isSet(dryRun))
+                              dryRun: parsed.isSet(dryRun), strict: parsed.isSet(strict))
         if options.dryRun && (options.wait != nil || options.watch) {
             throw UsageError("--dry-run sends nothing, so it takes neither --wait nor --watch", command: name)
         }
@@ -118,15 +129,16 @@ enum Push: Verb {
         if options.dryRun { return try PushDryRun.run(all: options.all, context) }
         if options.watch {
             // --wait and --watch are an exclusive group: the parser refused both.
-            return try PushWatch(context, all: options.all).run()
+            return try PushWatch(context, all: options.all, strict: options.strict).run()
         }
         let deadline = options.wait.map { MonotonicClock.now() + $0 }
         let workspaces = try AccountWorkspace.chosen(all: options.all, context)
         var worst = ExitCode.success
         var results: [(account: String, result: AccountPush.Result)] = []
         for workspace in workspaces {
-            let push = AccountPush(workspace: workspace, deadline: deadline, lockWait: AccountPush.defaultLockWait,
+            var push = AccountPush(workspace: workspace, deadline: deadline, lockWait: AccountPush.defaultLockWait,
                                    progress: WaitProgress(context))
+            push.strict = options.strict
             let result = push.run()
             if context.globalOptions.json {
                 results.append((workspace.name, result))
