@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `lib push` against curl sending the same PUTs over one reused connection
-# to the same lib-server, in the same run: 1,000 and 10,000 queued writes
+# `lib push` to a v1-only lib-server (--legacy-protocol: lib sends one
+# write a request) against curl sending the same PUTs over one reused
+# connection to the same lib-server, in the same run: 1,000 and 10,000 queued writes
 # (creates), on the server's SQLite store and, when this lib-server has one,
 # on its PostgreSQL store (a private cluster started here). Budgets: lib's
 # rate ≥ 0.9 × curl's; the push of 10,000 writes under 64 MB RSS.
@@ -81,13 +82,13 @@ push_against_curl() {
   echo "push, $label store: the 10,000-write push's max RSS budget is 64 MB"
 }
 
-bench_start_server
+bench_start_server --legacy-protocol
 push_against_curl SQLite
 bench_stop_server
 
 if ! bench_start_postgres; then
   echo "push, PostgreSQL store: skipped (PostgreSQL is not installed)"
-elif ! BENCH_DB=$BENCH_PG_URL bench_start_server; then
+elif ! BENCH_DB=$BENCH_PG_URL bench_start_server --legacy-protocol; then
   echo "push, PostgreSQL store: skipped (this lib-server has no PostgreSQL store: $(head -c 200 "$bench_work/server.err"))"
 else
   push_against_curl PostgreSQL

@@ -72,7 +72,11 @@ extension LibraryService {
         }
         finished = true
         guard let answer else { throw ProblemError(Self.keyInFlight) }
-        if faults.fire(.afterCommit, for: request)?.action == .dropAfterCommit { return .closeWithoutAnswer }
+        switch faults.fire(.afterCommit, for: request)?.action {
+        case .dropAfterCommit?: return .closeWithoutAnswer
+        case .holdAfterCommit(let ms)?: usleep(useconds_t(ms) * 1000)
+        default: break
+        }
         return .respond(Self.response(for: answer, replayed: false))
     }
 

@@ -51,7 +51,7 @@ final class FaultInjector: Sendable {
         switch (action, moment) {
         case (.status, .start), (.delay, .start(isWrite: false)): return true
         case (.dropBeforeWrite, .beforeWrite), (.delay, .beforeWrite): return true
-        case (.dropAfterCommit, .afterCommit), (.holdBeforeCommit, .beforeCommit): return true
+        case (.dropAfterCommit, .afterCommit), (.holdAfterCommit, .afterCommit), (.holdBeforeCommit, .beforeCommit): return true
         case (.truncate, .answer): return true
         default: return false
         }

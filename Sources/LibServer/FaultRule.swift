@@ -17,6 +17,9 @@ public struct FaultRule: Sendable, Equatable, CustomStringConvertible {
         /// On a write: wait this many milliseconds after the change is written,
         /// before its transaction commits (a transaction held open).
         case holdBeforeCommit(milliseconds: Int)
+        /// On a write: wait this many milliseconds after its transaction
+        /// commits, before answering (a server killed between the two).
+        case holdAfterCommit(milliseconds: Int)
     }
 
     public var action: Action
@@ -55,8 +58,13 @@ public struct FaultRule: Sendable, Equatable, CustomStringConvertible {
                 throw FaultRuleError(text: text, reason: "hold-before-commit needs milliseconds, as in hold-before-commit=500")
             }
             action = .holdBeforeCommit(milliseconds: ms)
+        case "hold-after-commit":
+            guard let ms = value.flatMap(Int.init), ms >= 0 else {
+                throw FaultRuleError(text: text, reason: "hold-after-commit needs milliseconds, as in hold-after-commit=500")
+            }
+            action = .holdAfterCommit(milliseconds: ms)
         default:
-            throw FaultRuleError(text: text, reason: "unknown action '\(name)' (drop-before-write, drop-after-commit, truncate, delay=MS, status=CODE, hold-before-commit=MS)")
+            throw FaultRuleError(text: text, reason: "unknown action '\(name)' (drop-before-write, drop-after-commit, truncate, delay=MS, status=CODE, hold-before-commit=MS, hold-after-commit=MS)")
         }
         for option in parts {
             let (key, value) = Self.split(option)

@@ -62,7 +62,11 @@ extension LibraryService {
             }
             if case .holdBeforeCommit(let ms)? = faults.fire(.beforeCommit, for: request, keys: keys)?.action { usleep(useconds_t(ms) * 1000) }
         }
-        if faults.fire(.afterCommit, for: request, keys: keys)?.action == .dropAfterCommit { return .closeWithoutAnswer }
+        switch faults.fire(.afterCommit, for: request, keys: keys)?.action {
+        case .dropAfterCommit?: return .closeWithoutAnswer
+        case .holdAfterCommit(let ms)?: usleep(useconds_t(ms) * 1000)
+        default: break
+        }
         return .respond(Self.batchAnswer(results.compactMap { $0 }))
     }
 

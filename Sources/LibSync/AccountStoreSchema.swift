@@ -71,8 +71,14 @@ enum AccountStoreSchema {
         m.register("004-pushed-log", sql: PushedLog.migration)
         m.register(LibraryIndexSchema.name, sql: LibraryIndexSchema.sql)
         m.register(LibraryIndexSchema.triggersDropped, sql: LibraryIndexSchema.dropTriggers)
-        // Protocol v2: the protocol a write was first sent with, and whose changes a pushed write was merged with.
-        m.register("007-protocol-v2", sql: "ALTER TABLE outbox ADD COLUMN sent_with TEXT;" + PushedLog.mergedColumn)
+        // Protocol v2: the protocol a write was first sent with, and whose
+        // changes a pushed write was merged with. A write a lib from before
+        // v2 may have sent (an attempt, or a claim of a push that died) was
+        // sent as v1: its key is recorded with a v1 request.
+        m.register("007-protocol-v2", sql: """
+            ALTER TABLE outbox ADD COLUMN sent_with TEXT;
+            UPDATE outbox SET sent_with = 'v1' WHERE attempts > 0 OR claimed = 1;
+            """ + PushedLog.mergedColumn)
         return m
     }
 }

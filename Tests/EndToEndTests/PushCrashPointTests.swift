@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import TestSupport
 
-/// A push of 50 writes killed at each of its file writes and syncs in turn
+/// A push of 50 writes (in protocol-v2 batches: the 40 first writes of
+/// their books in one, the 10 later writes in the next) killed at each of
+/// its file writes and syncs in turn
 /// (strace's `--inject=SYSCALL:signal=SIGKILL:when=N`, as SQLite's own crash
 /// tests do inside the library), every time from the same starting point
 /// (the server's database and lib's store restored from one snapshot), then
@@ -67,10 +69,10 @@ import TestSupport
             }
             try #require(try alice.lib("push").status == 0)
             for book in books { try #require(try alice.lib("edit", "books/\(book)", "copies:=1").status == 0) }
-            // As if a push had sent every write and got no answer: the next
-            // edits queue behind them instead of merging (a push that is
-            // refused sends nothing, and stops at the first 503).
-            try alice.sql(account, "UPDATE outbox SET attempts = 1")
+            // As if a push had sent every write in a v2 batch and got no
+            // answer: the next edits queue behind them instead of merging (a
+            // push that is refused sends nothing, and stops at the first 503).
+            try alice.sql(account, "UPDATE outbox SET attempts = 1, sent_with = 'v2'")
             for book in chained { try #require(try alice.lib("edit", "books/\(book)", "copies:=2").status == 0) }
             try #require(try alice.pending() == expectedOrder.count)
             server.stop()

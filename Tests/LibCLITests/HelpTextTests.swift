@@ -36,7 +36,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
 
 @Test func commandHelpShowsSynopsisOptionsExamplesAndExitCodes() {
     let text = HelpText(registry: .lib).commandHelp(Push.command)
-    #expect(text.hasPrefix("Usage: lib push [--wait DURATION | --watch] [--all] [--dry-run]\n\nSend pending writes to the server, in order.\n"))
+    #expect(text.hasPrefix("Usage: lib push [--wait DURATION | --watch] [--all] [--strict] [--dry-run]\n\nSend pending writes to the server, in order.\n"))
     #expect(text.contains("\nOptions:\n      --wait DURATION  Keep trying for up to DURATION in all (for cron)\n"))
     #expect(text.contains("\n  -h, --help  ") || text.contains("\n  -h, --help "))
     #expect(text.contains("\nExamples:\n  lib push\n"))
@@ -47,7 +47,8 @@ private func everyHelpText() -> [(name: String, text: String)] {
 
 @Test func synopsesMatchDesign() {
     // The spellings in DESIGN.md's "Commands" section, with --create and
-    // --delete shown as the exclusive pair they are.
+    // --delete shown as the exclusive pair they are, and push's --strict
+    // (protocol v2's whole-version rule, asked for by issue 34).
     let expected = [
         "lib login [SERVER_URL] [--user NAME] [--password-stdin | --token-stdin] [--restore | --no-restore]",
         "lib logout [ACCOUNT] [--discard] [--yes]",
@@ -55,7 +56,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
         "lib get PATH [--offline | --fresh] [--timeout DURATION]",
         "lib edit PATH [FIELD=STRING | FIELD:=JSON ...] [--create | --delete] [--push]",
         "lib new COLLECTION [FIELD=STRING | FIELD:=JSON ...]",
-        "lib push [--wait DURATION | --watch] [--all] [--dry-run]",
+        "lib push [--wait DURATION | --watch] [--all] [--strict] [--dry-run]",
         "lib pull [--all]",
         "lib search TEXT [--sort FIELD] [--limit N]",
         "lib status [--short | --porcelain | --prompt] [--all]",

@@ -61,7 +61,7 @@ import TestSupport
         (["--db", "x", "--listen", "nowhere"], "lib-server: --listen wants HOST:PORT, as in 127.0.0.1:8080 or [::1]:0, not 'nowhere'"),
         (["--db", "x", "--frobnicate"], "lib-server: unknown argument '--frobnicate'"),
         (["--db", "x", "--session-lifetime", "0"], "lib-server: --session-lifetime wants a positive number of seconds, not '0'"),
-        (["--db", "x", "--fault", "explode"], "lib-server: invalid fault 'explode': unknown action 'explode' (drop-before-write, drop-after-commit, truncate, delay=MS, status=CODE, hold-before-commit=MS)"),
+        (["--db", "x", "--fault", "explode"], "lib-server: invalid fault 'explode': unknown action 'explode' (drop-before-write, drop-after-commit, truncate, delay=MS, status=CODE, hold-before-commit=MS, hold-after-commit=MS)"),
     ])
     func badArgumentsExit2NamingTheProblem(arguments: [String], message: String) throws {
         let result = try CommandRunner.run(BuiltProducts.path("lib-server"), arguments)

@@ -75,7 +75,7 @@ import Testing
         (["--db", "x", "--max-connections-per-peer", "many"], "--max-connections-per-peer wants a positive number, not 'many'"),
         (["--db", "x", "--book-schema", "/nonexistent/schema.json"], "--book-schema: couldn't read '/nonexistent/schema.json'"),
         (["--db", "x", "--fault", "explode"],
-         "invalid fault 'explode': unknown action 'explode' (drop-before-write, drop-after-commit, truncate, delay=MS, status=CODE, hold-before-commit=MS)"),
+         "invalid fault 'explode': unknown action 'explode' (drop-before-write, drop-after-commit, truncate, delay=MS, status=CODE, hold-before-commit=MS, hold-after-commit=MS)"),
     ])
     func serveRefusalsNameTheFlag(arguments: [String], message: String) {
         #expect(Self.serveRefusal(arguments) == message)
