@@ -110,6 +110,41 @@ import TestSupport
         #expect(log.stdout.contains("merged with alice's change to copies"), "\(log)")
     }
 
+    /// Protocol v2's field rule through two lib-server instances on one
+    /// database (PostgreSQL under `make test-postgres`): bob writes through
+    /// one, alice (against the versions she saw before) through the other.
+    /// Her change of another field merges and says so; her change of the
+    /// field bob changed, and her delete of a book he changed, are conflicts.
+    @Test func twoInstancesOnOneDatabaseMergeOnlyWhatDoesNotClash() throws {
+        let dir = try TemporaryDirectory("lib-e2e-instances")
+        let database = try TestDatabase.fresh(in: dir)
+        let first = try ServerProcess(database: database, owning: dir)
+        let second = try ServerProcess(database: database, demo: false)
+        let alice = try LibHarness(), bob = try LibHarness()
+        try alice.login("alice", to: second)
+        try bob.login("bob", to: first)
+        try alice.cache(["books/b-1", "books/b-2", "books/b-3"], from: second, as: "alice")
+        for (book, change) in [("b-1", "copies:=7"), ("b-2", "title=Bob's two"), ("b-3", "copies:=9")] {
+            #expect(try bob.lib("edit", "books/\(book)", change).status == 0)
+        }
+        let bobs = try bob.lib("push")
+        #expect(bobs.status == 0, "\(bobs)")
+        for (book, change) in [("b-1", "year:=1814"), ("b-2", "title=Alice's two"), ("b-3", "--delete")] {
+            #expect(try alice.lib("edit", "books/\(book)", change).status == 0)
+        }
+        let push = try alice.lib("push")
+        #expect(push.status == 3, "\(push)")
+        #expect(push.stdout.contains("books/b-1: merged with bob's change to copies."), "\(push)")
+        #expect(push.stderr.contains("2 conflicts: books/b-2, books/b-3"), "\(push)")
+        let b1 = try JSONParser.parse(try alice.lib("get", "--fresh", "books/b-1").stdout)
+        #expect(b1["copies"] == 7 && b1["year"] == 1814, "both changes kept: \(b1)")
+        let b2 = try JSONParser.parse(try bob.lib("get", "--fresh", "books/b-2").stdout)
+        #expect(b2["title"] == "Bob's two", "bob's title is not overwritten: \(b2)")
+        #expect(try bob.lib("get", "--fresh", "books/b-3").status == 0, "the changed book is not deleted")
+        #expect(try alice.lib("log").stdout.contains("merged with bob's change to copies"))
+        _ = first
+    }
+
     /// With no other user at all, the second sign-in's write goes on top of
     /// the first's: no conflict, nothing undone.
     @Test func aLaterSignInNeverUndoesAnEarlierOnesWrite() throws {
