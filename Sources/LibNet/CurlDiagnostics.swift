@@ -20,6 +20,11 @@ public struct CurlDiagnostics: Sendable, Hashable, CustomStringConvertible {
     public var proxyConnectStatus: Int
     /// libcurl's message (CURLOPT_ERRORBUFFER, else curl_easy_strerror).
     public var message: String
+    /// CURLINFO_REQUEST_SIZE: the request bytes written on a connection
+    /// during the transfer. Not zero after a failure to connect when
+    /// libcurl first wrote the request on a kept-alive connection that
+    /// died, then failed to make a new one for its resend.
+    public var requestBytes: Int = 0
 
     public init(
         code: Int32, osErrno: Int32 = 0, tlsVerifyResult: Int = 0, connected: Bool = false, resolved: Bool = true,

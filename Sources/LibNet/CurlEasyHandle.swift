@@ -159,7 +159,9 @@ final class CurlEasyHandle {
         var nameLookupTime: curl_off_t = 0
         var primaryIP: UnsafePointer<CChar>?
         var connectStatus = 0
+        var requestBytes = 0
         _ = ccurl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &connectStatus)
+        _ = ccurl_getinfo_long(handle, CURLINFO_REQUEST_SIZE, &requestBytes)
         _ = ccurl_getinfo_long(handle, CURLINFO_OS_ERRNO, &osErrno)
         _ = ccurl_getinfo_long(handle, CURLINFO_SSL_VERIFYRESULT, &verifyResult)
         _ = ccurl_getinfo_offset(handle, CURLINFO_CONNECT_TIME_T, &connectTime)
@@ -169,11 +171,13 @@ final class CurlEasyHandle {
         let remoteAddress = primaryIP.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
         var message = String(cString: errorBuffer)
         if message.isEmpty, let text = ccurl_easy_strerror(code) { message = String(cString: text) }
-        return CurlDiagnostics(
+        var diagnostics = CurlDiagnostics(
             code: Int32(bitPattern: code.rawValue), osErrno: Int32(truncatingIfNeeded: osErrno),
             tlsVerifyResult: verifyResult, connected: connectTime > 0 || pretransferTime > 0,
             resolved: nameLookupTime > 0 || remoteAddress != nil || PathProbe.isIPLiteral(host),
             remoteAddress: remoteAddress, proxyConnectStatus: connectStatus, message: message)
+        diagnostics.requestBytes = requestBytes
+        return diagnostics
     }
 
     /// The most bytes of header lines read from one answer (libcurl has its

@@ -121,8 +121,11 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
 
     /// Whether the request may have reached the server: false only when it
     /// surely did not (no connection was made, or none on which its bytes
-    /// were written), so that a write that failed so was never sent.
+    /// were written), so that a write that failed so was never sent. A
+    /// failure to connect after libcurl wrote the request on a kept-alive
+    /// connection that then died (libcurl resends on a new one) was sent.
     public var mayHaveReachedServer: Bool {
+        if let diagnostics, diagnostics.requestBytes > 0 { return true }
         switch kind {
         case .noRoute, .dnsFailure, .proxyNotResolved, .connectionRefused, .connectTimeout, .tlsUntrusted,
             .tlsNameMismatch, .tlsHandshake, .tlsCABundleUnreadable, .libcurlUnavailable, .invalidRequest:

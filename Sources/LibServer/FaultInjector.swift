@@ -13,11 +13,29 @@ final class FaultInjector: Sendable {
     /// When a rule is consulted. A delay happens at the start of a read, but
     /// inside a write's in-flight window (so that a second request with the
     /// same key meets it in flight).
-    enum Moment { case start(isWrite: Bool), beforeWrite, beforeCommit, afterCommit, answer }
+    enum Moment {
+        case start(isWrite: Bool), beforeWrite, beforeCommit, afterCommit, answer
+
+        var words: String {
+            switch self {
+            case .start: "at the start"
+            case .beforeWrite: "before the write"
+            case .beforeCommit: "before the commit"
+            case .afterCommit: "after the commit"
+            case .answer: "at the answer"
+            }
+        }
+    }
 
     private let armed: Mutex<[Armed]>
+    /// `--verbose`'s log: "fault RULE fires before the commit of POST /v2/writes",
+    /// so that a test can act while the server is inside a fault.
+    private let log: @Sendable (String) -> Void
 
-    init(_ rules: [FaultRule]) { armed = Mutex(rules.map { Armed(rule: $0) }) }
+    init(_ rules: [FaultRule], log: @escaping @Sendable (String) -> Void = { _ in }) {
+        armed = Mutex(rules.map { Armed(rule: $0) })
+        self.log = log
+    }
 
     func replace(with rules: [FaultRule]) { armed.withLock { $0 = rules.map { Armed(rule: $0) } } }
 
@@ -29,7 +47,7 @@ final class FaultInjector: Sendable {
     /// first-per-key rule fires for a request with a key it has not seen.
     func fire(_ moment: Moment, for request: HTTPRequest, keys: [String]? = nil) -> FaultRule? {
         let keys = keys ?? request.headers["Idempotency-Key"].map { [$0] } ?? []
-        return armed.withLock { armed -> FaultRule? in
+        let fired = armed.withLock { armed -> FaultRule? in
             for i in armed.indices {
                 let rule = armed[i].rule
                 guard Self.applies(rule.action, at: moment) else { continue }
@@ -45,6 +63,8 @@ final class FaultInjector: Sendable {
             }
             return nil
         }
+        if let fired { log("fault \(fired.description) fires \(moment.words) of \(request.method) \(request.path)") }
+        return fired
     }
 
     private static func applies(_ action: FaultRule.Action, at moment: Moment) -> Bool {

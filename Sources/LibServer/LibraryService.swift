@@ -40,7 +40,7 @@ public final class LibraryService: Sendable {
         self.changeRetention = changeRetention
         self.bookSchema = bookSchema
         self.store = store
-        self.faults = FaultInjector(faults)
+        self.faults = FaultInjector(faults, log: log ?? { _ in })
         let protocolRoutes = speaksV2 ? Self.protocolRoutes : Self.protocolRoutes.filter { !$0.isV2 }
         routes = RouteTable(routes: protocolRoutes + (allowsFaultControl ? Self.faultControlRoutes : []))
         self.log = log ?? { _ in }
