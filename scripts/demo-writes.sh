@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The writes part of `make demo`: edit offline, see it pending, push when the
-# server is back, and a second user's edit turning a stale one into a
-# conflict. Usage: scripts/demo-writes.sh BIN_DIR
+# server is back; a second user's change of another field merged on the
+# server, and of the same field turning a stale edit into a conflict.
+# Usage: scripts/demo-writes.sh BIN_DIR
 # Runs its own lib-server and LIB_HOMEs, inside a private keyring session.
 set -euo pipefail
 bin=$(cd "${1:-.build/release}" && pwd)
@@ -43,9 +44,16 @@ start_server "${base#http://}"
 as alice push
 as alice status
 
-bold "bob changes b-7; alice's next edit was made against the older version"
+bold "bob changes b-7's copies; alice, on the older version, changes its year"
 as bob edit books/b-7 copies:=9 --push
 as alice edit books/b-7 year:=1966
+bold "Different fields: the server merges them in the push, and says so"
+as alice push
+as alice log books/b-7 --offline
+
+bold "bob and alice change the same field: a conflict, never an overwrite"
+as bob edit books/b-7 "title=Dune (bob)" --push
+as alice edit books/b-7 "title=Dune (alice)"
 as alice push
 as alice status
 
@@ -55,7 +63,7 @@ sqlite3 -separator '  ' "$work/server.sqlite" "SELECT version, (SELECT username 
 
 bold "The conflict is a decision, not an error: base, mine and theirs, field by field"
 as alice resolve books/b-7
-bold "bob changed copies, alice changed year: a field-level merge keeps both"
-as alice resolve books/b-7 --merge
+bold "alice keeps her title; every other field is the server's"
+as alice resolve books/b-7 --mine
 as alice push
 sqlite3 -separator '  ' "$work/server.sqlite" "SELECT version, (SELECT username FROM users WHERE id = updated_by), document FROM history WHERE book_id = 'b-7' ORDER BY version DESC LIMIT 1" 2>/dev/null || true
