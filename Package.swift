@@ -142,6 +142,8 @@ let package = Package(
             "LibCommands", "LibCLI", "LibKeyring", "LibNet", "LibSync", "LibJSON", "LibBase", "LibBookSchema", "TestSupport",
         ]),
         .testTarget(name: "LibAccountsTests", dependencies: ["LibAccounts", "LibBase", "TestSupport"]),
+        // The protocol client's reading of answers, without a network.
+        .testTarget(name: "LibClientTests", dependencies: ["LibClient", "LibNet", "LibJSON", "LibBase"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LibJSON", "TestSupport"]),
         // The fuzz targets' properties (Tests/Fuzz/Properties, also built by
         // scripts/build-fuzz-target.sh), replayed over the saved inputs.

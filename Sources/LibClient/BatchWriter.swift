@@ -121,7 +121,7 @@ public struct BatchWriter {
             return .answered(answers)
         case 401:
             return .failed(.unauthorized(api.failure(for: response)))
-        case 404, 405 where response.isJSON:
+        case 404 where response.isJSON, 405 where response.isJSON:
             return .notSupported
         case 413:
             return .failed(.temporary(TransportFailure(
