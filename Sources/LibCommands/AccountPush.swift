@@ -121,10 +121,13 @@ struct AccountPush {
                                      memory: protocolMemory(store), stopRequested: stopRequested)
         var backoff = RetryBackoff()
         var tally = Tally()
+        let counter = PushProgress(progress: progress, pending: try store.outbox.counts().pending)
         while true {
             // The context's clock (a fixed one in LibCommandsTests): when a write was sent.
             let (report, stopped) = try PushRun(store: store, generation: generation)
-                .run(with: &sender, now: { workspace.context.now().secondsSince1970 })
+                .run(with: &sender, now: { workspace.context.now().secondsSince1970 },
+                     answered: { counter.show(answered: tally.results.count + $0) })
+            counter.clear()
             tally.add(report)
             switch report.stop {
             case nil:

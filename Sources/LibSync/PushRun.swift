@@ -47,7 +47,10 @@ public struct PushRun {
     /// distinct paths: a later write of a path goes in a later batch, against
     /// the version the answer to the earlier one left. Each batch's answers
     /// are recorded (one transaction) before the next batch is made.
-    public func run<Sender: WriteSender>(with sender: inout Sender, now: () -> UnixSeconds = UnixClock.now) throws
+    /// `answered` is told, after each request, how many writes have had an
+    /// answer so far (for a progress line).
+    public func run<Sender: WriteSender>(with sender: inout Sender, now: () -> UnixSeconds = UnixClock.now,
+                                         answered: (Int) -> Void = { _ in }) throws
         -> (report: PushReport, failure: Sender.Failure?) {
         var report = PushReport()
         if let (outcome, failure) = sender.prepare() {
@@ -118,6 +121,7 @@ public struct PushRun {
                     batch.add(OutboxAnswer(seq: item.seq, outcome: outcome), for: item)
                 }
             }
+            answered(report.results.count)
             if report.stop != nil {
                 try record(failures: failures, finished: true)
                 return (report, stopFailure)

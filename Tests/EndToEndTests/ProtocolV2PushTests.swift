@@ -143,6 +143,23 @@ import TestSupport
         #expect(!requests.contains { $0.hasPrefix("POST /v2/writes") }, "\(requests)")
     }
 
+    /// On a terminal, a push says how many writes have had an answer, batch
+    /// by batch, and clears the line before its summary; in a pipe, nothing.
+    @Test func progressOnATerminalCountsWrites() throws {
+        let server = try startDemoServer(arguments: ["--max-batch-writes", "2", "--fault", "delay=300,path=/v2/writes"])
+        let alice = try LibHarness()
+        try alice.login("alice", to: server)
+        for i in 0..<5 { #expect(try alice.lib("new", "books", "title=Progress \(i)").status == 0) }
+        let shown = try alice.onTerminal("push", environment: ["NO_COLOR": "1"])
+        #expect(shown.status == 0, "\(shown)")
+        #expect(shown.stdout.contains("Pushing: 2 of 5 writes answered") && shown.stdout.contains("Pushing: 4 of 5 writes answered"),
+                "\(shown.stdout.debugDescription)")
+        #expect(shown.stdout.contains("\r\u{1B}[KPushed 5 writes"), "cleared before the summary: \(shown.stdout.debugDescription)")
+        for i in 0..<2 { #expect(try alice.lib("new", "books", "title=Piped \(i)").status == 0) }
+        let piped = try alice.lib("push")
+        #expect(piped.status == 0 && !piped.stderr.contains("Pushing"), "\(piped)")
+    }
+
     @Test func manyWritesGoInOneRequest() throws {
         let logged = try LoggedServer(arguments: [])
         let server = logged.process
