@@ -3,7 +3,8 @@
 /// with `.`. lib checks a name the server gives before it makes any file:
 /// the name becomes a directory name (`user@host`), and a name such as
 /// `../x`, `a/b` or one holding control characters would leave lib's
-/// directories or reach a terminal raw.
+/// directories or reach a terminal raw. The user id the server gives
+/// (written into the accounts file) follows the same rule.
 public enum UserName {
     public static let rule = "1 to 64 letters, digits, '.', '_' or '-', not starting with '.'"
 

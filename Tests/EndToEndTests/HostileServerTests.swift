@@ -137,8 +137,8 @@ import TestSupport
         #expect(try JSONParser.parse(json.stdout)["title"]?.stringValue == Self.hostileTitle)
     }
 
-    /// A server's problem detail, kept with a rejected write: status and
-    /// resolve show it escaped (push only counts it); status --json carries
+    /// A server's problem detail, kept with a rejected write: status,
+    /// resolve and diff show it escaped (push only counts it); status --json carries
     /// it as \u escapes. In v1 the detail is a PUT's answer; in v2 a batch
     /// item's.
     @Test(arguments: ["v1", "v2"])
@@ -180,7 +180,8 @@ import TestSupport
         #expect(!Self.hasRawControl(push.stdout + push.stderr), "\((push.stdout + push.stderr).debugDescription)")
         #expect(peer.receivedRequests.contains { $0.hasPrefix(wire == "v1" ? "PUT /v1/books/b-7 " : "POST /v2/writes ") },
                 "\(peer.receivedRequests)")
-        for result in [try alice.lib("status"), try alice.lib("resolve"), try alice.lib("resolve", "books/b-7")] {
+        for result in [try alice.lib("status"), try alice.lib("resolve"), try alice.lib("resolve", "books/b-7"),
+                       try alice.lib("diff"), try alice.lib("diff", "books/b-7")] {
             #expect(!Self.hasRawControl(result.stdout + result.stderr), "\(result.command): \((result.stdout + result.stderr).debugDescription)")
             #expect((result.stdout + result.stderr).contains(shown), "\(result.command): \((result.stdout + result.stderr).debugDescription)")
         }

@@ -47,6 +47,23 @@ import Testing
     #expect(!machine.home.listing().contains("evil"), "\(machine.home.listing())")
 }
 
+/// The user id goes into the accounts file: a line break, a tab, an escape
+/// or 10 KB in it is refused, the token revoked, nothing written.
+@Test(arguments: ["u-1\nforged", "u-1\tx\nhttp://evil:1\tu-2\tbob", "u-\u{1B}]0;owned\u{07}", String(repeating: "u", count: 10_000), ""])
+func loginRefusesAUserIDThatBreaksTheRule(userID: String) throws {
+    let machine = try Machine()
+    defer { machine.verify() }
+    machine.server.expectSignIn(user: "alice", password: "alice-demo", token: "lbt_x", userID: userID, username: "alice")
+    machine.server.on("DELETE", "/v1/sessions/current") { _ in HTTPResponse(status: 204, reason: "No Content") }
+    let run = machine.lib("login", machine.server.url, "--user", "alice", "--password-stdin", stdin: "alice-demo")
+    #expect(run.exitCode == .failure, "\(run)")
+    #expect(run.stderr.contains("which is not a valid user id (1 to 64 letters"), "\(run)")
+    #expect(run.stderr.count < 400 && !run.stderr.contains("\u{1B}") && !run.stderr.contains("\u{07}"), "\(run.stderr.debugDescription)")
+    #expect(machine.keyring.accounts.isEmpty)
+    #expect(machine.server.requests("DELETE", "/v1/sessions/current").count == 1)
+    #expect(!machine.home.listing().contains("accounts"), "nothing written: \(machine.home.listing())")
+}
+
 @Test func loginWithATokenFromStandardInputChecksItWithTheServer() throws {
     let machine = try Machine()
     defer { machine.verify() }

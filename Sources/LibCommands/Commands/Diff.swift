@@ -74,7 +74,7 @@ enum Diff: Verb {
         if write.kind == .delete { text += "  " + paint.paint("deletes the document", .red) + "\n" }
         let width = write.changes.map(\.field.count).max() ?? 0
         for change in write.changes {
-            var line = "  " + (change.field + ":").padding(to: width + 1) + " "
+            var line = "  " + (TerminalText.escaped(change.field) + ":").padding(to: width + 1) + " "
             if change.old != change.new || write.kind == .delete {
                 line += paint.paint(show(change.old), .red) + " → " + paint.paint(write.kind == .delete ? "(deleted)" : show(change.new), .green)
             } else {
@@ -84,7 +84,10 @@ enum Diff: Verb {
             text += line + "\n"
         }
         if write.changes.isEmpty && write.kind != .delete { text += "  no field changed\n" }
-        if write.item.status == .rejected { text += "  rejected: \(write.item.problem ?? "no reason given")\n" }
+        // The server's words: escaped, as every other command shows them.
+        if write.item.status == .rejected {
+            text += "  rejected: \(write.item.problem.map { TerminalText.escaped($0) } ?? "no reason given")\n"
+        }
         return text
     }
 

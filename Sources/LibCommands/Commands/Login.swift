@@ -109,7 +109,16 @@ enum Login: Verb {
             throw CommandFailure("\(server.hostAndPort) gave the user name \"\(TerminalText.escaped(username))\", "
                                  + "which is not a valid user name (\(UserName.rule)): not signed in")
         }
-        let account = Account(origin: server, userID: me["id"]?.stringValue ?? "", username: username)
+        // The id is written into the accounts file and names keyring items:
+        // it follows the name's rule (a line break or a tab in it would
+        // forge or break the file's lines).
+        let userID = me["id"]?.stringValue ?? ""
+        guard UserName.isValid(userID) else {
+            _ = try? api.send("DELETE", "/v1/sessions/current", timeout: 5)
+            throw CommandFailure("\(server.hostAndPort) gave the user id \"\(TerminalText.escaped(String(userID.prefix(80))))\""
+                                 + "\(userID.count > 80 ? "…" : ""), which is not a valid user id (\(UserName.rule)): not signed in")
+        }
+        let account = Account(origin: server, userID: userID, username: username)
         let keyringAccount = KeyringAccount(server: account.origin.description, userID: account.userID, userName: account.username)
 
         // A token this login replaces is put back if the login fails after
