@@ -24,6 +24,9 @@ public struct ChangeFeedReader {
         case gone
         /// 404: a server without a change feed; list every time.
         case unsupported
+        /// 400 to a stored cursor: the server will not read from it (the
+        /// problem's detail); list again.
+        case refused(String)
     }
 
     /// Changes asked for per page: the server's maximum.
@@ -42,21 +45,23 @@ public struct ChangeFeedReader {
     func explain(_ failure: TransportFailure) -> CommandFailure { reads.explain(failure) }
 
     /// A cursor for "now" (taken before a full listing); nil for a server without a feed.
-    public func now() throws -> String? {
-        switch try read("/v1/changes") {
+    public func now(meter: PullMeter) throws -> String? {
+        switch try read("/v1/changes", meter: meter) {
         case .page(_, let next, _): return next
         case .gone: throw notFromServer("410 for a request without a cursor")
+        case .refused: throw notFromServer("400 for a request without a cursor")
         case .unsupported: return nil
         }
     }
 
     /// The changes after `cursor`. A page larger than the answer limit is
-    /// asked for again in halves, as a listing's is.
-    public func changes(since cursor: String) throws -> Answer {
+    /// asked for again in halves, as a listing's is. Every answer counts
+    /// against the pull's `meter`.
+    public func changes(since cursor: String, meter: PullMeter) throws -> Answer {
         var limit = Self.pageSize
         while true {
             do {
-                return try read("/v1/changes?limit=\(limit)&since=" + Self.queryEscaped(cursor), limit: limit)
+                return try read("/v1/changes?limit=\(limit)&since=" + Self.queryEscaped(cursor), limit: limit, meter: meter)
             } catch let failure as TransportFailure {
                 guard case .answerTooLarge = failure.kind, limit > 1 else { throw explain(failure) }
                 limit /= 2
@@ -64,7 +69,7 @@ public struct ChangeFeedReader {
         }
     }
 
-    private func read(_ target: String, limit: Int = pageSize) throws -> Answer {
+    private func read(_ target: String, limit: Int = pageSize, meter: PullMeter) throws -> Answer {
         let answer: HTTPResponse
         do {
             answer = try api.send("GET", target)
@@ -73,10 +78,12 @@ public struct ChangeFeedReader {
             if case .answerTooLarge = failure.kind, target.contains("since=") { throw failure }
             throw explain(failure)
         }
+        try meter.spend(answer.body.count)
         switch answer.status {
         case 200: break
         case 410 where answer.isProblemJSON: return .gone
         case 404 where answer.isProblemJSON: return .unsupported
+        case 400 where answer.isProblemJSON && target.contains("since="): return .refused(answer.problemDetail)
         default:
             if !answer.isProblemJSON { throw notFromServer(answer.seen) }
             throw CommandFailure("\(api.endpoint.hostAndPort) answered GET \(target) with \(answer.status): \(answer.problemDetail)")
@@ -85,6 +92,11 @@ public struct ChangeFeedReader {
         guard let page = answer.json?.objectValue, let items = page["items"]?.arrayValue, let next = page["next"]?.stringValue,
               !next.isEmpty else {
             throw notFromServer("200 with " + (answer.json == nil ? "cut or invalid JSON" : "JSON that is not a list of changes"))
+        }
+        // Kept in the store and sent back: a cursor longer than any server's
+        // is refused before it is either.
+        guard next.utf8.count <= PullBudget.maxCursorBytes else {
+            throw notFromServer("a cursor of \(next.utf8.count) bytes, longer than the \(PullBudget.maxCursorBytes) bytes lib keeps")
         }
         var changes: [Change] = []
         changes.reserveCapacity(items.count)

@@ -62,18 +62,31 @@ public struct ResourceFetcher {
         }
     }
 
-    /// `GET /v1/books?limit=N[&after=ID]` until `next` is null; nil on 404.
-    /// A page larger than the answer limit is asked for again in halves, so
-    /// that each page stays under it. `progress` hears the members so far
-    /// after each page, and how many there are when the server said.
-    public func collection(_ path: ResourcePath, progress: ((Int, Int?) -> Void)? = nil) throws -> [Member]? {
-        var members: [Member] = []
-        var total: Int?
-        var after: String?
+    /// One page of a listing: its members, the id it listed after (nil: from
+    /// the start), the id to list after next (nil: the last page), and how
+    /// many members the server said the collection has.
+    public struct ListingPage {
+        public let members: [Member]
+        public let after: String?
+        public let next: String?
+        public let total: Int?
+    }
+
+    /// `GET /v1/books?limit=N[&after=ID]` from `after` until `next` is null,
+    /// handing each page to `store` as it comes (memory is one page, not the
+    /// library); false on 404. A page larger than the answer limit is asked
+    /// for again in halves. The peer cannot keep lib here: a `next` seen
+    /// before, one longer than a cursor may be, more members than the
+    /// listing's own total allows, and the meter's byte and time budget stop it.
+    public func listing(_ path: ResourcePath, after start: String? = nil, meter: PullMeter,
+                        store: (ListingPage) throws -> Void) throws -> Bool {
+        var after = start
+        var seen: Set<String> = start.map { [$0] } ?? []
+        var listed = 0
         var pageSize = Self.pageSize
         while true {
             var target = path.apiPath + "?limit=\(pageSize)"
-            if let after { target += "&after=" + after }
+            if let after { target += "&after=" + ChangeFeedReader.queryEscaped(after) }
             let answer: HTTPResponse
             do {
                 answer = try sendRaw(target, headers: [])
@@ -84,7 +97,8 @@ public struct ResourceFetcher {
                 }
                 throw explain(failure)
             }
-            if answer.status == 404 && answer.isProblemJSON { return nil }
+            try meter.spend(answer.body.count)
+            if answer.status == 404 && answer.isProblemJSON { return false }
             guard answer.status == 200 else {
                 if !answer.isProblemJSON { throw notFromServer(answer.seen) }
                 throw CommandFailure("\(server) answered GET \(target) with \(answer.status): \(answer.problemDetail)")
@@ -93,6 +107,8 @@ public struct ResourceFetcher {
             guard let page = answer.json?.objectValue, let items = page["items"]?.arrayValue else {
                 throw notFromServer("200 with " + (answer.json == nil ? "cut or invalid JSON" : "JSON that is not a list of books"))
             }
+            var members: [Member] = []
+            members.reserveCapacity(items.count)
             for item in items {
                 guard var document = item.objectValue, let id = document["id"]?.stringValue, ResourcePath.isValidID(id),
                       let etag = document["etag"]?.stringValue, !etag.isEmpty
@@ -104,12 +120,19 @@ public struct ResourceFetcher {
                 if let problem = ServedBook.problem(in: book, id: id, rules: rules) { throw notFromServer("a list with \(problem)") }
                 members.append((path.collection + "/" + id, book.serialized(), etag))
             }
-            if let n = page["total"]?.integerValue, n >= 0 { total = Int(n) }
-            progress?(members.count, total)
+            let total = page["total"]?.integerValue.flatMap { $0 >= 0 ? Int(clamping: $0) : nil }
             let next = page["next"]?.stringValue
-            // A server that repeats a page would otherwise keep lib here forever.
-            if let next, next == after { throw CommandFailure("\(server) answered GET \(target) with the same next page again") }
-            guard let next else { return members }
+            if let next, next.utf8.count > PullBudget.maxCursorBytes || !ResourcePath.isValidID(next) {
+                throw notFromServer("a listing whose next page is not a book id")
+            }
+            listed += members.count
+            if let total, listed > PullBudget.listingAllows(total: total) {
+                throw meter.stop("after \(listed) books: the server said the library has \(total)")
+            }
+            try store(ListingPage(members: members, after: after, next: next, total: total))
+            guard let next else { return true }
+            // A server that goes back to a page would otherwise keep lib here forever.
+            guard seen.insert(next).inserted else { throw meter.stop("at a page it had listed already (after \(next))") }
             after = next
         }
     }

@@ -36,7 +36,7 @@ extension PushWatch {
             return
         }
         do {
-            _ = try Pull.pull(account.workspace, showsProgress: false)
+            _ = try Pull.pull(account.workspace, forWatcher: true)
             account.pullFailed = false
             account.pullBackoff = RetryBackoff()
             account.lastPullProblem = nil

@@ -1,8 +1,9 @@
 import LibBase
+import LibJSON
 import LibStore
 
 /// The account's offline copy of a whole collection (`lib pull`): a full
-/// listing replaces it, the change feed's pages bring it up to date, and the
+/// listing, stored page by page, replaces it, the change feed's pages bring it up to date, and the
 /// feed's cursor is stored in the same transaction as what it covers, so a
 /// pull killed half-way starts again from what was committed. Only the
 /// cache changes: the outbox's writes stay on top of it (LocalVersion).
@@ -44,26 +45,88 @@ public struct LibraryMirror {
         get throws { try cursor() != nil }
     }
 
-    /// A complete listing taken after the feed's cursor `cursor` (nil: a
-    /// server without a feed): the collection becomes exactly these members
-    /// (cached books the server no longer lists are forgotten), all in one
-    /// transaction.
-    public func replace(with members: [Cache.Copy], cursor: String?, at date: UnixSeconds) throws {
+    private var listingKey: String { "listing:" + collection }
+
+    /// A listing under way, page by page: the feed's cursor taken before it
+    /// began (nil: a server without a feed) and the id its last stored page
+    /// ended at (nil: none stored yet). A pull that stopped goes on from there.
+    public struct Listing: Sendable, Equatable {
+        public var cursor: String?
+        public var after: String?
+
+        public init(cursor: String?, after: String?) {
+            self.cursor = cursor
+            self.after = after
+        }
+    }
+
+    /// The listing under way, if a pull began one and did not finish it.
+    public func listing() throws -> Listing? {
+        guard let text = try db.scalar(cached: "SELECT value FROM meta WHERE key = ?1", [.text(listingKey)])?.text,
+              let state = try? JSONParser.parse(text) else { return nil }
+        return Listing(cursor: state["cursor"]?.stringValue, after: state["after"]?.stringValue)
+    }
+
+    /// Starts a listing (after taking the feed's cursor for "now").
+    public func beginListing(cursor: String?) throws {
+        try saveListing(Listing(cursor: cursor, after: nil), in: db)
+    }
+
+    /// One page of a listing, in one transaction with the listing's place:
+    /// the page lists every member with an id after `after` up to its last
+    /// one (`through`, or to the end on the last page), so cached books in
+    /// that range it does not list are gone from the server. Returns how
+    /// many cached books were forgotten.
+    @discardableResult
+    public func storeListed(_ members: [Cache.Copy], after: String?, next: String?, at date: UnixSeconds) throws -> Int {
         try db.write { db in
             let cache = Cache(db: db)
-            let listed = Set(members.map(\.path))
             let prefix = collection + "/"
-            try cache.forget(try cache.paths(withPrefix: prefix, limit: Int.max).filter { !listed.contains($0) })
+            let low = after.map { prefix + $0 } ?? prefix
+            // The last page covers everything after it; another page up to
+            // the id it says to list after next.
+            let high = next.map { prefix + $0 } ?? prefix + "\u{10FFFF}"
+            let listed = Set(members.map(\.path))
+            let inRange = try db.query(
+                "SELECT path FROM documents WHERE path > ?1 AND path <= ?2 AND path >= ?3 AND path < ?4",
+                [.text(low), .text(high), .text(prefix), .text(prefix + "\u{10FFFF}")]).compactMap { $0[0].text }
+            let gone = inRange.filter { !listed.contains($0) }
+            try cache.forget(gone)
             try cache.save(members, at: date)
-            // With a cursor the members are the cached documents under the
-            // collection (the list is kept for when there is none).
-            try Self.saveMembers(members.map(\.path).sorted(by: Self.serverOrder), of: collection, at: date, in: db)
-            if let cursor {
+            var listing = try self.listing() ?? Listing(cursor: nil, after: nil)
+            listing.after = next
+            try saveListing(listing, in: db)
+            return gone.count
+        }
+    }
+
+    /// The listing is complete: its cursor becomes the feed's place (the
+    /// members are every cached document under the collection).
+    public func finishListing(at date: UnixSeconds) throws {
+        try db.write { db in
+            let listing = try self.listing()
+            let members = try Cache(db: db).paths(withPrefix: collection + "/", limit: Int.max)
+            try Self.saveMembers(members.sorted(by: Self.serverOrder), of: collection, at: date, in: db)
+            if let cursor = listing?.cursor {
                 try db.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)", [.text(cursorKey), .text(cursor)])
             } else {
                 try db.run("DELETE FROM meta WHERE key = ?1", [.text(cursorKey)])
             }
+            try db.run("DELETE FROM meta WHERE key = ?1", [.text(listingKey)])
         }
+    }
+
+    /// Drops a listing under way (its cursor is gone from the server): the next one starts over.
+    public func abandonListing() throws {
+        try db.run("DELETE FROM meta WHERE key = ?1", [.text(listingKey)])
+    }
+
+    private func saveListing(_ listing: Listing, in db: Database) throws {
+        var state = JSONObject()
+        state["cursor"] = listing.cursor.map(JSONValue.string) ?? .null
+        state["after"] = listing.after.map(JSONValue.string) ?? .null
+        try db.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+                   [.text(listingKey), .text(JSONValue.object(state).serialized())])
     }
 
     /// One page of the feed, and the cursor after it, in one transaction.

@@ -100,8 +100,11 @@ import TestSupport
         let mirror = store.mirror(of: "books")
         #expect(try mirror.cursor() == nil)
         try store.cache.save("books/gone", body: #"{"id":"gone","title":"Gone"}"#, etag: "\"1\"", at: 0)
-        try mirror.replace(with: [("books/b-2", #"{"id":"b-2","title":"Two"}"#, "\"1\""),
-                                  ("books/b-10", #"{"id":"b-10","title":"Ten"}"#, "\"1\"")], cursor: "e-5", at: 10)
+        try mirror.beginListing(cursor: "e-5")
+        try mirror.storeListed([("books/b-2", #"{"id":"b-2","title":"Two"}"#, "\"1\""),
+                                ("books/b-10", #"{"id":"b-10","title":"Ten"}"#, "\"1\"")], after: nil, next: nil, at: 10)
+        #expect(try mirror.cursor() == nil, "not before the listing is complete")
+        try mirror.finishListing(at: 10)
         #expect(try mirror.cursor() == "e-5")
         #expect(try store.cache.document(at: "books/gone") == nil, "what the listing no longer has is forgotten")
         #expect(try store.cache.collection(at: "books")?.members.map(\.path) == ["books/b-10", "books/b-2"], "byte order, as the server lists")

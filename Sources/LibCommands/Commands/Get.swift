@@ -91,8 +91,9 @@ enum Get: Verb {
                     .document(options.path, cachedETag: cached?.etag))
             } else {
                 // The same path as `lib pull`: after the first time, only what changed.
-                let pull = LibraryPull(store: store, api: api, rules: rules, collection: options.path, explain: explain,
+                var pull = LibraryPull(store: store, api: api, rules: rules, collection: options.path, explain: explain,
                                        now: { context.now().secondsSince1970 })
+                pull.budget = PullBudget().overridden(by: context.environment)
                 answer = .collection(try pull.run())
             }
         } catch {

@@ -31,6 +31,14 @@ enum Pull: Verb {
             When the server no longer keeps the changes since the last pull \
             (it keeps deletions for 30 days by default), everything is listed \
             again. lib get books does the same as a pull before it prints.
+
+            A pull stores each page as it comes: one stopped by Ctrl-C, the \
+            network or its budget goes on from there next time. Whatever the \
+            server answers, a pull reads at most 128 MB for at most 10 minutes \
+            (push --watch's pulls: 32 MB, 1 minute; LIB_PULL_MAX_BYTES and \
+            LIB_PULL_MAX_SECONDS change them), and stops at a cursor the \
+            server gave before, at more books than a listing said it has, and \
+            at a cursor longer than 4 KB: then it exits 75 saying why.
             """,
         options: [all],
         examples: [
@@ -93,17 +101,19 @@ enum Pull: Verb {
         return .success
     }
 
-    /// One account's pull; `showsProgress: false` for `push --watch`, which logs lines.
-    static func pull(_ workspace: AccountWorkspace, showsProgress: Bool = true) throws -> LibraryPull.Outcome {
+    /// One account's pull; `forWatcher`: `push --watch`'s, which logs lines
+    /// instead of progress and pulls within its smaller budget.
+    static func pull(_ workspace: AccountWorkspace, forWatcher: Bool = false) throws -> LibraryPull.Outcome {
         let context = workspace.context
         let store = try workspace.openStore()
         let api = workspace.api(token: try workspace.token())
         BookSchemaRefresh.ifStale(api, store: store, now: context.now().secondsSince1970)
-        let progress = PullProgress(context, server: workspace.account.origin.hostAndPort, enabled: showsProgress)
+        let progress = PullProgress(context, server: workspace.account.origin.hostAndPort, enabled: !forWatcher)
         defer { progress.clear() }
         var pull = LibraryPull(store: store, api: api, rules: try BookRules.forAccount(store), collection: collection,
                                explain: { workspace.explain($0, pendingWrites: 0) }, now: { context.now().secondsSince1970 })
         pull.progress = { progress.show(listed: $0, of: $1) }
+        pull.budget = (forWatcher ? PullBudget.watching : PullBudget()).overridden(by: context.environment)
         guard let outcome = try pull.run() else {
             throw CommandFailure("\(collection) is not on \(workspace.account.origin.hostAndPort)")
         }
@@ -120,7 +130,10 @@ enum Pull: Verb {
         } else {
             what = "\(outcome.updated) changed, \(outcome.deleted) deleted"
         }
-        return "Pulled \(collection) from \(workspace.account.origin.hostAndPort) for \(workspace.name): \(what)."
+        let refused = outcome.refusedCursor.map {
+            " The server refused the place the last pull reached (\(TerminalText.escaped(String($0.prefix(200))))), so the library was listed again."
+        } ?? ""
+        return "Pulled \(collection) from \(workspace.account.origin.hostAndPort) for \(workspace.name): \(what).\(refused)"
     }
 
     static func json(_ outcome: LibraryPull.Outcome, _ workspace: AccountWorkspace) -> JSONValue {
