@@ -143,7 +143,7 @@ let package = Package(
         ]),
         .testTarget(name: "LibAccountsTests", dependencies: ["LibAccounts", "LibBase", "TestSupport"]),
         // The protocol client's reading of answers, without a network.
-        .testTarget(name: "LibClientTests", dependencies: ["LibClient", "LibNet", "LibJSON", "LibBase"]),
+        .testTarget(name: "LibClientTests", dependencies: ["LibClient", "LibNet", "LibHTTP", "LibJSON", "LibBase"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LibJSON", "TestSupport"]),
         // The fuzz targets' properties (Tests/Fuzz/Properties, also built by
         // scripts/build-fuzz-target.sh), replayed over the saved inputs.

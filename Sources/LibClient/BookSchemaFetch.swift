@@ -1,4 +1,5 @@
 import LibBookSchema
+import LibJSON
 
 /// `GET /v1/schemas/book`, conditional on the copy's ETag: the schema the
 /// server validates books with, checked to be one lib can apply.
@@ -10,6 +11,17 @@ public enum BookSchemaFetch {
         case schema(text: String, etag: String?)
     }
 
+    /// The largest schema lib keeps (the built-in one is under 2 KB).
+    public static let maxBytes = 64 * 1024
+    /// The deepest nesting of objects and arrays lib keeps.
+    public static let maxDepth = 32
+
+    static func depth(of value: JSONValue) -> Int {
+        if let object = value.objectValue { return 1 + (object.map { depth(of: $0.value) }.max() ?? 0) }
+        if let array = value.arrayValue { return 1 + (array.map { depth(of: $0) }.max() ?? 0) }
+        return 0
+    }
+
     /// nil on any failure or on an answer that is neither (best effort).
     public static func conditional(_ api: ServerAPI, etag: String?) -> Answer? {
         var headers: [(String, String)] = []
@@ -19,8 +31,12 @@ public enum BookSchemaFetch {
         case 304 where etag != nil:
             return .notModified
         case 200:
+            // Stored and read at every check of a book: a schema larger or
+            // deeper than any real one (a 4 MB enum) is not taken.
+            guard answer.body.count <= maxBytes else { return nil }
             let text = String(decoding: answer.body, as: UTF8.self)
-            guard (try? BookSchema(text: text)) != nil else { return nil }
+            guard let json = try? JSONParser.parse(text), depth(of: json) <= maxDepth,
+                  (try? BookSchema(text: text)) != nil else { return nil }
             return .schema(text: text, etag: answer.headers["ETag"])
         default:
             return nil

@@ -6,7 +6,8 @@ import LibBase
 /// `http://` URLs only the lowercase `http_proxy` (the uppercase one can be
 /// set by a CGI request's `Proxy:` header), for `https://` `https_proxy` or
 /// `HTTPS_PROXY`, else `all_proxy` or `ALL_PROXY`; `no_proxy`/`NO_PROXY`
-/// lists the hosts that bypass it. lib decides and tells libcurl
+/// lists the hosts that bypass it; a loopback server bypasses it unless
+/// `LIB_PROXY_LOOPBACK=1`. lib decides and tells libcurl
 /// (CURLOPT_PROXY, CURLOPT_NOPROXY), so that the proxy a failure names is
 /// the one the request really went through.
 public struct ProxySetting: Sendable, Hashable, CustomStringConvertible {
@@ -18,8 +19,15 @@ public struct ProxySetting: Sendable, Hashable, CustomStringConvertible {
     /// `scheme://host:port` without credentials, for the user's sentence.
     public let display: String
 
+    /// `LIB_PROXY_LOOPBACK=1`: a server on this machine (localhost,
+    /// 127.0.0.0/8, ::1) goes through the environment's proxy too. Without
+    /// it, loopback traffic never does: a proxy would see the password at
+    /// sign-in, and no other client tool sends loopback to a proxy by default.
+    public static let loopbackVariable = "LIB_PROXY_LOOPBACK"
+
     /// The proxy for `endpoint` under `environment`, or nil for a direct connection.
     public static func forEndpoint(_ endpoint: ServerOrigin, environment: [String: String]) -> ProxySetting? {
+        if isLoopback(endpoint.host), environment[loopbackVariable] != "1" { return nil }
         let names = endpoint.scheme == "http"
             ? ["http_proxy", "all_proxy", "ALL_PROXY"]
             : ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
@@ -59,6 +67,12 @@ public struct ProxySetting: Sendable, Hashable, CustomStringConvertible {
             if entry.contains("/"), inIPv4Range(host, entry) { return true }
         }
         return false
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased()
+        return host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host == "[::1]"
+            || inIPv4Range(host, "127.0.0.0/8")
     }
 
     private static func inIPv4Range(_ host: String, _ range: String) -> Bool {

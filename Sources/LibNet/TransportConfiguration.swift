@@ -30,7 +30,8 @@ public struct TransportConfiguration: Sendable, Equatable {
     /// 8 MiB: a page of 1000 books is ~150 KB, a book at most a few KB;
     /// far above what the server sends, far below what hurts.
     public static let defaultMaxAnswerBytes = 8 * 1024 * 1024
-    static let proxyVariables = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
+    static let proxyVariables = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY",
+                                 ProxySetting.loopbackVariable]
 
     public init(
         connectTimeout: Duration = .seconds(10), totalTimeout: Duration = .seconds(30), caBundlePath: String? = nil,

@@ -34,18 +34,40 @@ enum BookStore {
 
     /// Up to `limit` live books with ids after `after`, in id order, and the
     /// id to continue after when there are more.
-    static func list(after: String?, limit: Int, in db: any SQLConnection) throws -> (items: [BookRecord], next: String?) {
-        let rows = try db.query("""
-            SELECT id, version, etag, document FROM books
+    /// One book of a listing page, as stored: its document's JSON text is
+    /// sent as it is, never parsed again.
+    struct ListedBook {
+        let id: String
+        let etag: String
+        let json: String
+    }
+
+    /// Up to `limit` books after `after`, in id order, and at most about
+    /// `maxBytes` of documents (always at least one book): the page ends
+    /// early, with `next`, rather than hold a thousand large books at once.
+    /// The sizes are read first, so that only the page's documents are loaded.
+    static func list(after: String?, limit: Int, maxBytes: Int, in db: any SQLConnection) throws -> (items: [ListedBook], next: String?) {
+        let sizes = try db.query("""
+            SELECT id, length(document) FROM books
             WHERE document IS NOT NULL AND id > ?1 ORDER BY id LIMIT ?2
             """, [.text(after ?? ""), .integer(Int64(limit + 1))])
-        var items = try rows.map(bookRecord(from:))
-        var next: String?
-        if items.count > limit {
-            items.removeLast()
-            next = items.last?.id
+        var count = 0, bytes = 0
+        for row in sizes.prefix(limit) {
+            let size = Int(row[1].integer ?? 0)
+            if count > 0 && bytes + size > maxBytes { break }
+            count += 1
+            bytes += size
         }
-        return (items, next)
+        guard count > 0, let last = sizes[count - 1][0].text else { return ([], nil) }
+        let rows = try db.query("""
+            SELECT id, etag, document FROM books
+            WHERE document IS NOT NULL AND id > ?1 AND id <= ?2 ORDER BY id LIMIT ?3
+            """, [.text(after ?? ""), .text(last), .integer(Int64(count))])
+        let items = rows.compactMap { row -> ListedBook? in
+            guard let id = row[0].text, let document = row[2].text else { return nil }
+            return ListedBook(id: id, etag: row[1].text ?? "", json: document)
+        }
+        return (items, sizes.count > count ? last : nil)
     }
 
     /// How many books exist (deletions not counted).

@@ -20,8 +20,15 @@ public struct SearchQuery: Sendable, Equatable {
         }
         if !word.isEmpty { words.append(word) }
         guard !words.isEmpty else { return nil }
-        self.words = words
+        // A word said twice finds nothing more: the search costs what the
+        // different words cost (20,000 repeats of one word are one word).
+        var seen: Set<String> = []
+        self.words = words.filter { seen.insert($0.lowercased()).inserted }
     }
+
+    /// The most different words a search takes: each is a prefix match
+    /// over the whole index.
+    public static let maxWords = 32
 
     /// `"dun"* AND "herb"*`
     public var match: String { words.map { "\"\($0)\"*" }.joined(separator: " AND ") }

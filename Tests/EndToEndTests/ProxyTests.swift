@@ -8,11 +8,30 @@ import TestSupport
 /// proxy's (down, unknown name) or the server's behind it.
 @Suite(.enabled(if: TinyProxy.isInstalled, "needs tinyproxy (scripts/install-deps.sh)"))
 struct ProxyTests {
-    @Test func throughTheProxyAndWhoseFaultItIs() throws {
+    /// A server on this machine never goes through the environment's proxy
+    /// (it would see the password at sign-in) unless LIB_PROXY_LOOPBACK=1;
+    /// doctor says which way each account's requests go.
+    @Test func aServerOnThisMachineBypassesTheProxyUnlessAsked() throws {
         let server = try startDemoServer()
         let proxy = try TinyProxy()
         let alice = try LibHarness()
         alice.extraEnvironment = ["http_proxy": proxy.url, "no_proxy": "", "NO_PROXY": "", "all_proxy": "", "ALL_PROXY": ""]
+        try alice.login("alice", to: server)
+        #expect(try alice.lib("get", "books/b-7", "--fresh").status == 0)
+        #expect(!proxy.log.contains("127.0.0.1:\(server.port)"), "nothing went through the proxy:\n\(proxy.log)")
+        let doctor = try alice.lib("doctor")
+        #expect(doctor.stdout.contains("none: 127.0.0.1 is on this machine (LIB_PROXY_LOOPBACK=1 sends it through the proxy)"), "\(doctor)")
+        let asked = try alice.lib(["doctor"], environment: ["LIB_PROXY_LOOPBACK": "1"])
+        #expect(asked.stdout.contains("\(proxy.url) (set in http_proxy)"), "\(asked)")
+    }
+
+    @Test func throughTheProxyAndWhoseFaultItIs() throws {
+        let server = try startDemoServer()
+        let proxy = try TinyProxy()
+        let alice = try LibHarness()
+        // The server is on loopback: it goes through the proxy only when asked to.
+        alice.extraEnvironment = ["http_proxy": proxy.url, "no_proxy": "", "NO_PROXY": "", "all_proxy": "", "ALL_PROXY": "",
+                                  "LIB_PROXY_LOOPBACK": "1"]
 
         // Through it, everything works.
         try alice.login("alice", to: server)
@@ -64,7 +83,7 @@ struct ProxyTests {
         let nothingListens = try LoopbackPortReservation()
         let closed = nothingListens.port
         let alice = try LibHarness()
-        alice.extraEnvironment = ["https_proxy": proxy.url, "no_proxy": "", "NO_PROXY": ""]
+        alice.extraEnvironment = ["https_proxy": proxy.url, "no_proxy": "", "NO_PROXY": "", "LIB_PROXY_LOOPBACK": "1"]
         let login = try alice.lib("login", "https://127.0.0.1:\(closed)", "--user", "alice", "--password-stdin", stdin: "alice-demo\n")
         #expect(login.status == 75, "\(login)")
         #expect(login.stderr.contains("The proxy \(proxy.url) (set in https_proxy) couldn't reach 127.0.0.1:\(closed) (it answered 500 itself)"), "\(login)")

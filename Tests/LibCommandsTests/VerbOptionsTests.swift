@@ -109,3 +109,14 @@ private func options<V: Verb>(_ verb: V.Type, _ arguments: String...) throws -> 
     #expect(throws: UsageError.self) { try options(Search.self, "dune", "--limit", "0") }
     #expect(throws: (any Error).self) { try options(Search.self, "dune", "--sort", "colour") }
 }
+
+/// A search costs what its different words cost (issue 39): 20,000 repeats
+/// of a word are one word; more than 32 different words are refused at once.
+@Test func searchCountsDifferentWordsAndTakesAtMost32() throws {
+    let repeated = try options(Search.self, Array(repeating: "dune Dune", count: 10_000).joined(separator: " "))
+    #expect(repeated.query.words == ["dune"])
+    #expect(try options(Search.self, (1...32).map { "w\($0)" }.joined(separator: " ")).query.words.count == 32)
+    #expect(throws: UsageError("a search takes at most 32 different words; this one has 33", command: "search")) {
+        try options(Search.self, (1...33).map { "w\($0)" }.joined(separator: " "))
+    }
+}

@@ -41,19 +41,34 @@ import LibBase
         }
     }
 
+    /// A server on this machine bypasses the environment's proxy unless
+    /// LIB_PROXY_LOOPBACK=1 (issue 39).
+    @Test func loopbackServersBypassTheProxyUnlessAskedOtherwise() {
+        for host in ["127.0.0.1", "127.8.9.1", "localhost", "LOCALHOST", "lib.localhost", "::1"] {
+            let origin = ServerOrigin(scheme: "http", host: host, port: 8080)
+            #expect(ProxySetting.forEndpoint(origin, environment: ["http_proxy": "http://p:1"]) == nil, "\(host)")
+            #expect(ProxySetting.forEndpoint(origin, environment: ["http_proxy": "http://p:1", "LIB_PROXY_LOOPBACK": "1"]) != nil, "\(host)")
+        }
+        for host in ["128.0.0.1", "10.0.0.1", "localhost.example", "books.example"] {
+            let origin = ServerOrigin(scheme: "http", host: host, port: 8080)
+            #expect(ProxySetting.forEndpoint(origin, environment: ["http_proxy": "http://p:1"]) != nil, "\(host)")
+        }
+    }
+
     @Test func proxyIsChosenWithCurlsRules() {
         let http = ServerOrigin(scheme: "http", host: "127.0.0.1", port: 8080)
-        #expect(ProxySetting.forEndpoint(http, environment: ["HTTP_PROXY": "http://p:1"]) == nil, "curl ignores HTTP_PROXY")
-        #expect(ProxySetting.forEndpoint(http, environment: ["http_proxy": "p:1"])?.display == "http://p:1")
-        #expect(ProxySetting.forEndpoint(http, environment: ["ALL_PROXY": "socks5h://p:1"])?.variable == "ALL_PROXY")
+        let loopback = ["LIB_PROXY_LOOPBACK": "1"]
+        #expect(ProxySetting.forEndpoint(http, environment: loopback.merging(["HTTP_PROXY": "http://p:1"]) { $1 }) == nil, "curl ignores HTTP_PROXY")
+        #expect(ProxySetting.forEndpoint(http, environment: loopback.merging(["http_proxy": "p:1"]) { $1 })?.display == "http://p:1")
+        #expect(ProxySetting.forEndpoint(http, environment: loopback.merging(["ALL_PROXY": "socks5h://p:1"]) { $1 })?.variable == "ALL_PROXY")
         #expect(ProxySetting.forEndpoint(Self.server, environment: ["HTTPS_PROXY": "http://p:1"])?.variable == "HTTPS_PROXY")
         #expect(ProxySetting.forEndpoint(Self.server, environment: ["http_proxy": "http://p:1"]) == nil)
         for noProxy in ["*", "books.example", ".example", "example", "other, books.example"] {
             #expect(ProxySetting.forEndpoint(Self.server, environment: ["https_proxy": "p:1", "no_proxy": noProxy]) == nil, "\(noProxy)")
         }
         #expect(ProxySetting.forEndpoint(Self.server, environment: ["https_proxy": "p:1", "no_proxy": "ooks.example"]) != nil)
-        #expect(ProxySetting.forEndpoint(http, environment: ["http_proxy": "p:1", "NO_PROXY": "127.0.0.0/8"]) == nil)
-        #expect(ProxySetting.forEndpoint(http, environment: ["http_proxy": "p:1", "no_proxy": "10.0.0.0/8"]) != nil)
+        #expect(ProxySetting.forEndpoint(http, environment: loopback.merging(["http_proxy": "p:1", "NO_PROXY": "127.0.0.0/8"]) { $1 }) == nil)
+        #expect(ProxySetting.forEndpoint(http, environment: loopback.merging(["http_proxy": "p:1", "no_proxy": "10.0.0.0/8"]) { $1 }) != nil)
     }
 
     @Test func sentencesAndExitCodes() {

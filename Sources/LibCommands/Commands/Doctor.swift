@@ -78,6 +78,7 @@ enum Doctor: Verb {
             }
             checks.append(storeCheck(workspace))
             checks += serverChecks(workspace, token: token)
+            checks.append(accountProxyCheck(workspace.account.origin, account: workspace.name, context.environment))
         }
         checks.append(proxyCheck(context.environment))
 
@@ -306,6 +307,19 @@ enum Doctor: Verb {
                             fix: "libcurl ignores HTTP_PROXY: set http_proxy instead")
         }
         return .ok("proxies", set.isEmpty ? "none" : set.joined(separator: ", "))
+    }
+
+    /// Which proxy this account's server's requests take, as lib chooses it
+    /// (`ProxySetting`): a server on this machine bypasses one unless
+    /// LIB_PROXY_LOOPBACK=1.
+    static func accountProxyCheck(_ origin: ServerOrigin, account: String, _ environment: [String: String]) -> DoctorCheck {
+        if let proxy = ProxySetting.forEndpoint(origin, environment: environment) {
+            return .ok("proxy", account: account, "\(proxy.display) (set in \(proxy.variable))")
+        }
+        let skipped = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"].contains { !(environment[$0] ?? "").isEmpty }
+        let loopback = ProxySetting.forEndpoint(origin, environment: environment.merging([ProxySetting.loopbackVariable: "1"]) { $1 }) != nil
+        return .ok("proxy", account: account, skipped && loopback
+            ? "none: \(origin.host) is on this machine (LIB_PROXY_LOOPBACK=1 sends it through the proxy)" : "none: a direct connection")
     }
 
     /// A proxy URL with any `user:password@` replaced, so that no secret is printed.

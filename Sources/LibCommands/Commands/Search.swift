@@ -57,6 +57,10 @@ enum Search: Verb {
         guard let query = SearchQuery(typed) else {
             throw UsageError("'\(typed)' has no word to search for (letters or digits)", command: name)
         }
+        guard query.words.count <= SearchQuery.maxWords else {
+            throw UsageError("a search takes at most \(SearchQuery.maxWords) different words; this one has \(query.words.count)",
+                             command: name)
+        }
         var order = LibrarySearch.Order.relevance
         if let field = parsed.text(sort), field != "relevance" { order = .field(field) }
         var count = defaultLimit
