@@ -66,7 +66,12 @@ final class Connection: @unchecked Sendable {
             guard SocketIO.sendAll(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)[...]) else { return .close }
         }
         let body: [UInt8]
-        switch readBody(length: length) {
+        // A body still to come can be cut off to make room in a full server,
+        // as a dawdling head can: slow bodies cannot hold the slots either.
+        if length > buffer.count { server.setAwaitingHead(id, true) }
+        let bodyRead = readBody(length: length)
+        server.setAwaitingHead(id, false)
+        switch bodyRead {
         case .body(let bytes): body = bytes
         case .gone: return .close
         case .failed(let failure): return answer(failure)
@@ -189,8 +194,18 @@ final class Connection: @unchecked Sendable {
         case failed(RequestFailure)
     }
 
+    /// The least rate a body must arrive at, after the header timeout's
+    /// grace: a 1 MiB body has 5 + 16 s, a sign-in's 5 s, never more than
+    /// the idle timeout.
+    static let minimumBodyBytesPerSecond = 64.0 * 1024
+
+    private func bodySeconds(_ length: Int) -> Double {
+        min(limits.idleTimeout, limits.headerTimeout + Double(length) / Self.minimumBodyBytesPerSecond)
+    }
+
     private func readBody(length: Int) -> BodyResult {
-        let deadline = ContinuousClock.now + .milliseconds(Int(limits.idleTimeout * 1000))
+        let seconds = bodySeconds(length)
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         if buffer.count < length { buffer.reserveCapacity(length) }
         while buffer.count < length {
             switch SocketIO.receive(fd, into: &scratch, before: deadline) {
@@ -200,7 +215,7 @@ final class Connection: @unchecked Sendable {
                 return .failed(.badRequest(
                     "the connection was closed after \(buffer.count) of \(length) body bytes"))
             case .timedOut:
-                return .failed(requestTimeout())
+                return .failed(RequestFailure(status: 408, detail: "the request's body did not arrive within \(Int(seconds.rounded(.up))) seconds"))
             case .failed:
                 return .gone
             }
@@ -208,10 +223,6 @@ final class Connection: @unchecked Sendable {
         let body = Array(buffer[0..<length])
         buffer.removeFirst(length)
         return .body(body)
-    }
-
-    private func requestTimeout() -> RequestFailure {
-        RequestFailure(status: 408, detail: "the request did not arrive within \(limits.idleTimeout) seconds")
     }
 
     private static func headTooLarge(_ limits: HTTPServerLimits) -> RequestFailure {
