@@ -12,6 +12,7 @@ public enum LibProgram {
     /// by mistake fails loudly instead of loading libcurl or libsecret into
     /// a static process.
     public static func runOnDevice() -> Never {
+        StopSignals.unblock()
         let dispatcher = CommandDispatcher(registry: .lib, handler: LibCommandList.handler(named:))
         dispatcher.runAsMain(completionSource: CacheCompletionSource(), services: onDeviceServices())
     }
@@ -26,7 +27,8 @@ public enum LibProgram {
 
     /// `lib-online`: every command, with the keyring and libcurl (both loaded on first use).
     public static func runOnline() -> Never {
-        CommandDispatcher(registry: .lib, handler: LibCommandList.handler(named:)).runAsMain(completionSource: CacheCompletionSource())
+        StopSignals.unblock()
+        return CommandDispatcher(registry: .lib, handler: LibCommandList.handler(named:)).runAsMain(completionSource: CacheCompletionSource())
     }
 }
 

@@ -24,7 +24,12 @@ struct LibraryPull {
         /// Why the server refused the stored cursor (400), when it did: the
         /// pull listed again.
         var refusedCursor: String? = nil
+        /// The pull stopped early because `yields` said so; the next one goes on.
+        var yielded = false
     }
+
+    /// Thrown from a page's store to end a listing that yields.
+    private struct Yield: Error {}
 
     let store: AccountStore
     let api: ServerAPI
@@ -37,6 +42,10 @@ struct LibraryPull {
     /// Told how many members a listing has so far, page by page, and how
     /// many there are in all when the server said.
     var progress: ((Int, Int?) -> Void)? = nil
+    /// Asked after each stored page: true ends the pull there, keeping what
+    /// was stored (push --watch, when a write was saved meanwhile: the write
+    /// goes first, and the pull goes on after it).
+    var yields: () -> Bool = { false }
 
     /// Pulls; nil when the server has no such collection (404).
     func run() throws -> Outcome? {
@@ -62,12 +71,19 @@ struct LibraryPull {
         }
         outcome.listed = true
         var listed = 0
-        let found = try fetcher.listing(collection, after: listing?.after, meter: meter) { page in
-            outcome.requests += 1
-            outcome.deleted += try mirror.storeListed(page.members, after: page.after, next: page.next, at: now())
-            outcome.updated += page.members.count
-            listed += page.members.count
-            progress?(listed, page.total)
+        let found: Bool
+        do {
+            found = try fetcher.listing(collection, after: listing?.after, meter: meter) { page in
+                outcome.requests += 1
+                outcome.deleted += try mirror.storeListed(page.members, after: page.after, next: page.next, at: now())
+                outcome.updated += page.members.count
+                listed += page.members.count
+                progress?(listed, page.total)
+                if page.next != nil, yields() { throw Yield() }
+            }
+        } catch is Yield {
+            outcome.yielded = true
+            return outcome
         }
         guard found else {
             try mirror.abandonListing()
@@ -106,6 +122,10 @@ struct LibraryPull {
                 outcome.updated += changes.filter { $0.body != nil }.count
                 outcome.deleted += changes.filter { $0.body == nil }.count
                 guard more, next != cursor else { return true }
+                if yields() {
+                    outcome.yielded = true
+                    return true
+                }
                 guard seen.insert(next).inserted else {
                     throw meter.stop("at a change-feed cursor it had given before")
                 }

@@ -36,7 +36,9 @@ extension PushWatch {
             return
         }
         do {
-            _ = try Pull.pull(account.workspace, forWatcher: true)
+            // A pull that stops for a write saved meanwhile goes on after the
+            // push that sends it (a push that sent something asks for a pull).
+            _ = try Pull.pull(account.workspace, forWatcher: true, stopRequested: { [events] in events.stopRequested })
             account.pullFailed = false
             account.pullBackoff = RetryBackoff()
             account.lastPullProblem = nil

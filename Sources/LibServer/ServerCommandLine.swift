@@ -1,4 +1,5 @@
 import Foundation
+import LibBase
 import LibHTTPServer
 
 /// `lib-server`'s command line: serve, or add a user.
@@ -50,14 +51,8 @@ public enum ServerCommandLine {
             FileHandle.standardError.write(Data("lib-server: faults in force: \(faults.map(\.description).joined(separator: "; "))\n".utf8))
         }
 
-        // A parent may have started us with these blocked (Foundation's
-        // Process leaves SIGTERM blocked in its children): unblock them, or
-        // SIGTERM would never stop the server.
-        var stopSignals = sigset_t()
-        sigemptyset(&stopSignals)
-        sigaddset(&stopSignals, SIGTERM)
-        sigaddset(&stopSignals, SIGINT)
-        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
+        // Or SIGTERM would never stop a server started with it blocked.
+        StopSignals.unblock()
         let signals = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

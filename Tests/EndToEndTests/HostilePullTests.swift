@@ -98,6 +98,76 @@ import TestSupport
         _ = restarted
     }
 
+    /// Ctrl-C during an endless pull ends it at once, by the signal (130 to
+    /// a shell), keeping what was stored.
+    @Test func sigintEndsAnEndlessPullAtOnce() throws {
+        let server = try startDemoServer()
+        let alice = try LibHarness()
+        try alice.login("alice", to: server)
+        #expect(try alice.lib("pull").status == 0)
+        let port = UInt16(server.port)
+        server.stop()
+        let peer = try ScriptedPeer(port: port) { n, request in Self.answer(.endlessFeed, n, request) }
+        let pull = try alice.start(["pull"])
+        #expect(waitUntil(timeout: 30) { peer.receivedRequests.count >= 4 } != nil)
+        let signalled = monotonicNow()
+        kill(pull.processIdentifier, SIGINT)
+        pull.waitUntilExit()
+        let took = monotonicNow() - signalled
+        #expect(pull.terminationReason == .uncaughtSignal && pull.terminationStatus == SIGINT, "\(pull.terminationStatus)")
+        // A generous bound: without the signal the pull would run to its budget.
+        #expect(took < 3, "ended \(took) s after SIGINT")
+        print("hostile pull: SIGINT ended it after \(took) s")
+        #expect(try alice.integrityCheck(alice.account("alice", on: server)) == "ok")
+    }
+
+    /// `push --watch` behind a proxy whose change feed never ends: a write
+    /// saved while the watcher pulls is pushed (the pull stops after a page
+    /// for it), and the real server has it.
+    @Test func theWatcherKeepsPushingWhileAHostileFeedIsServed() throws {
+        let server = try startDemoServer()
+        let proxy = try ScriptedPeer { n, request in
+            if request.hasPrefix("GET /v1/changes?") { return Self.answer(.endlessFeed, n, request) }
+            return Self.forward(request, to: server.port)
+        }
+        let alice = try LibHarness()
+        let url = "http://127.0.0.1:\(proxy.port)"
+        let login = try alice.lib("login", url, "--user", "alice", "--password-stdin", stdin: "alice-demo\n")
+        #expect(login.status == 0, "\(login)")
+        #expect(try alice.lib("get", "books/b-7").status == 0)
+        // A cursor, so that the watcher's first pull reads the endless feed.
+        try alice.sql("alice@127.0.0.1:\(proxy.port)", "INSERT OR REPLACE INTO meta (key, value) VALUES ('changes_cursor:books', 'start')")
+        let watcher = try RunningWatcher(alice)
+        #expect(waitUntil(timeout: 30) { proxy.receivedRequests.filter { $0.hasPrefix("GET /v1/changes?") }.count >= 3 } != nil,
+                "the watcher is pulling the endless feed")
+        #expect(try alice.lib("edit", "books/b-7", "title=Pushed anyway").status == 0)
+        let pushed = try waitUntil(timeout: 30) { try serverHistory(server, book: "b-7").last?.document?.contains("Pushed anyway") == true }
+        #expect(pushed != nil, "the write was pushed while the feed went on\n\(watcher.stderr)")
+        #expect(watcher.terminate() == 0)
+    }
+
+    /// Sends `request` (as ScriptedPeer read it) to the real server and
+    /// gives back its answer, framed by Content-Length.
+    static func forward(_ request: String, to port: Int) -> ScriptedPeer.Reply {
+        guard let split = request.range(of: "\r\n\r\n") else { return .sendAndClose([]) }
+        let lines = request[..<split.lowerBound].split(separator: "\r\n").map(String.init)
+        let parts = lines.first?.split(separator: " ").map(String.init) ?? []
+        guard parts.count == 3 else { return .sendAndClose([]) }
+        let headers = lines.dropFirst().compactMap { line -> (String, String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            let name = String(line[..<colon])
+            guard !["host", "content-length", "connection"].contains(name.lowercased()) else { return nil }
+            return (name, line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        let body = String(request[split.upperBound...])
+        guard let answer = try? HTTPTestClient(port: port).request(parts[0], parts[1], headers: headers, body: body.isEmpty ? nil : body)
+        else { return .sendAndClose([]) }
+        let kept = answer.headers.filter { !["content-length", "connection", "transfer-encoding"].contains($0.0.lowercased()) }
+        var head = "HTTP/1.1 \(answer.status) Answer\r\n" + kept.map { "\($0.0): \($0.1)\r\n" }.joined()
+        head += "Content-Length: \(answer.body.count)\r\n\r\n"
+        return .send(Array(head.utf8) + answer.body)
+    }
+
     static func storeBytes(_ path: String) throws -> Int {
         ["", "-wal"].reduce(0) { sum, suffix in
             sum + ((try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? Int) ?? 0)

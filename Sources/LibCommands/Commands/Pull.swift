@@ -102,8 +102,10 @@ enum Pull: Verb {
     }
 
     /// One account's pull; `forWatcher`: `push --watch`'s, which logs lines
-    /// instead of progress and pulls within its smaller budget.
-    static func pull(_ workspace: AccountWorkspace, forWatcher: Bool = false) throws -> LibraryPull.Outcome {
+    /// instead of progress, pulls within its smaller budget and stops after
+    /// a page once a write was saved meanwhile or `stopRequested` says so.
+    static func pull(_ workspace: AccountWorkspace, forWatcher: Bool = false,
+                     stopRequested: @escaping () -> Bool = { false }) throws -> LibraryPull.Outcome {
         let context = workspace.context
         let store = try workspace.openStore()
         let api = workspace.api(token: try workspace.token())
@@ -114,6 +116,10 @@ enum Pull: Verb {
                                explain: { workspace.explain($0, pendingWrites: 0) }, now: { context.now().secondsSince1970 })
         pull.progress = { progress.show(listed: $0, of: $1) }
         pull.budget = (forWatcher ? PullBudget.watching : PullBudget()).overridden(by: context.environment)
+        if forWatcher {
+            let pendingAtStart = try store.outbox.counts().pending
+            pull.yields = { stopRequested() || ((try? store.outbox.counts().pending) ?? 0) > pendingAtStart }
+        }
         guard let outcome = try pull.run() else {
             throw CommandFailure("\(collection) is not on \(workspace.account.origin.hostAndPort)")
         }
