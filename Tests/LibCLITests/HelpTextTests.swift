@@ -49,7 +49,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
     // The spellings in DESIGN.md's "Commands" section, with --create and
     // --delete shown as the exclusive pair they are.
     let expected = [
-        "lib login [SERVER_URL] [--user NAME] [--password-stdin | --token-stdin] [--restore | --no-restore]",
+        "lib login [SERVER_URL] [--user NAME] [--password-stdin | --token-stdin] [--restore | --no-restore] [--headless]",
         "lib logout [ACCOUNT] [--discard] [--yes]",
         "lib switch [ACCOUNT]",
         "lib get PATH [--offline | --fresh] [--timeout DURATION]",

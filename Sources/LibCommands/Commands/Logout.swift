@@ -139,12 +139,16 @@ enum Logout: Verb {
 }
 
 extension Logout {
-    /// The account's token, or nil when the keyring no longer has one; any
-    /// other keyring problem is thrown.
+    /// The account's token from the store of record (not a cache: logout
+    /// must be able to remove it there), or nil when the keyring no longer
+    /// has one; any other keyring problem is thrown, after the cached copies
+    /// are forgotten (a cache is never worth keeping when in doubt).
     static func existingToken(_ workspace: AccountWorkspace) throws -> String? {
+        let store = workspace.context.tokenStore
         do {
-            return try workspace.context.tokenStore.token(for: workspace.keyringAccount)
+            return try store.storedToken(for: workspace.keyringAccount)
         } catch {
+            store.forgetCachedCopies(for: workspace.keyringAccount)
             if error == .notFound { return nil }
             throw error
         }
