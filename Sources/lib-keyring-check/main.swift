@@ -11,9 +11,10 @@
 //   lib-keyring-check session PROGRAM [ARG...]
 //       runs PROGRAM in a new, empty session keyring (a session where no
 //       token is cached: another login, cron)
-//   lib-keyring-check cached|persistent SERVER USER-ID
+//   lib-keyring-check cached|persistent SERVER USER-ID [--remove]
 //       prints the id of the account's key in the session keyring's cache
-//       (request_key) or the persistent keyring; exit 1 and "none" without
+//       (request_key) or the persistent keyring; exit 1 and "none" without;
+//       --remove invalidates the key found (a test's clean-up)
 //   lib-keyring-check read-key KEY-ID [--as-uid UID] [--keep-session]
 //       reads the key's payload (as UID: after setuid, in a new session
 //       keyring unless --keep-session) and prints "read N bytes", or
@@ -100,7 +101,9 @@ case "session":
     FileDescriptorOutput.standardError.write("lib-keyring-check: \(program[0]): \(String(cString: strerror(errno)))\n")
     exit(127)
 case "cached", "persistent":
-    guard arguments.count == 3 else { fail(usage: "\(command) needs SERVER USER-ID") }
+    guard arguments.count == 3 || (arguments.count == 4 && arguments[3] == "--remove") else {
+        fail(usage: "\(command) needs SERVER USER-ID [--remove]")
+    }
     let description = "lib:token:\(arguments[1])#\(arguments[2])"
     var key: Int32
     if command == "cached" {
@@ -110,6 +113,7 @@ case "cached", "persistent":
         key = keyring < 0 ? keyring : ckeyring_search_user_key(keyring, description)
     }
     print(key < 0 ? "none" : "\(key)")
+    if key >= 0 && arguments.count == 4 { _ = ckeyring_invalidate(key) }
     exit(key < 0 ? 1 : 0)
 case "read-key":
     guard arguments.count >= 2, let key = Int32(arguments[1]) else { fail(usage: "read-key needs a KEY-ID") }

@@ -251,6 +251,8 @@ import TestSupport
             env -i HOME="$HOME" PATH="$PATH" "$lib" -A alice logout >/dev/null 2>&1
             echo "logout $?"
             """
+        // Whatever happens, no copy stays in the uid's persistent keyring.
+        defer { _ = try? check("persistent", server.baseURL, try serverUserID(server, "alice"), "--remove") }
         let result = try CommandRunner.run(repositoryRoot() + "/scripts/with-test-session.sh",
             ["/bin/bash", "-c", script, "cron", BuiltProducts.path("lib"), server.baseURL, BuiltProducts.path("lib-keyring-check"), lib.home.path],
             environment: env, timeout: 120)
@@ -281,6 +283,7 @@ import TestSupport
                                                               "--password-stdin", "--headless"],
                                           environment: lib.environment, stdin: "alice-demo\n")
         #expect(login.status == 0, "\(login)")
+        defer { _ = try? check("persistent", server.baseURL, try serverUserID(server, "alice"), "--remove") }
         let token = try keyringToken(server: server, user: "alice")
         #expect(token.count >= 16)
         var outputs = [login.stdout, login.stderr]

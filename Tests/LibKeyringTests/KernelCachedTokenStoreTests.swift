@@ -90,6 +90,7 @@ import Testing
             return
         }
         try store.store(token: "t", for: alice)
+        defer { store.forgetCachedCopies(for: alice) }
         let persistent = try KernelKeyring.persistentKeyring()
         #expect((try? KernelKeyring.search(alice.kernelKeyDescription, in: persistent)) != nil)
         // Without the session's copy (as in cron), the persistent one answers, the store is not asked.
@@ -104,7 +105,6 @@ import Testing
         // A login without the opt-in removes the copy.
         try store.store(token: "t2", for: sameAccount(alice, headless: false))
         #expect((try? KernelKeyring.search(alice.kernelKeyDescription, in: persistent)) == nil)
-        store.forgetCachedCopies(for: alice)
     }
 
     @Test func thePayloadNamesItsFormatAndRefusesAnythingElse() {
