@@ -20,7 +20,8 @@ enum Logout: Verb {
         name: name, summary: "Sign out; set unsent writes aside",
         discussion: """
             Revokes the token on the server (best effort), removes it from the \
-            keyring and deletes the account's cache.
+            keyring and from the kernel keyring's cache (and the persistent \
+            keyring, after login --headless), and deletes the account's cache.
 
             Writes not sent yet are set aside, and restored only when the same \
             user signs in to the same server again; they are never sent under \
