@@ -247,6 +247,16 @@ import TestSupport
             env -i HOME="$HOME" PATH="$PATH" "$check" session "$lib" -A bob push --wait 60
             echo "bob $?"
             env -i HOME="$HOME" PATH="$PATH" "$check" session "$lib" -A alice doctor | grep '^ok       token'
+            # push --watch as a systemd user service would run it after logout.
+            env -i HOME="$HOME" PATH="$PATH" "$check" session "$lib" -A alice push --watch > "$HOME/watch.out" 2>&1 &
+            watcher=$!
+            env -i HOME="$HOME" PATH="$PATH" "$lib" -A alice edit books/b-5 copies:=51 >/dev/null || exit 95
+            for _ in $(seq 1 300); do
+                sqlite3 "$5" "SELECT document FROM history WHERE book_id = 'b-5' ORDER BY version DESC LIMIT 1" | grep -q '"copies":51' && break
+                sleep 0.1
+            done
+            kill -INT "$watcher"; wait "$watcher"
+            echo "watch $?"
             # Signing out without a keyring fails (exit 4), but leaves no copy behind.
             env -i HOME="$HOME" PATH="$PATH" "$lib" -A alice logout >/dev/null 2>&1
             echo "logout $?"
@@ -254,7 +264,8 @@ import TestSupport
         // Whatever happens, no copy stays in the uid's persistent keyring.
         defer { _ = try? check("persistent", server.baseURL, try serverUserID(server, "alice"), "--remove") }
         let result = try CommandRunner.run(repositoryRoot() + "/scripts/with-test-session.sh",
-            ["/bin/bash", "-c", script, "cron", BuiltProducts.path("lib"), server.baseURL, BuiltProducts.path("lib-keyring-check"), lib.home.path],
+            ["/bin/bash", "-c", script, "cron", BuiltProducts.path("lib"), server.baseURL, BuiltProducts.path("lib-keyring-check"), lib.home.path,
+             server.databasePath],
             environment: env, timeout: 120)
         let alice = lib.account("alice", on: server), bob = lib.account("bob", on: server)
         #expect(result.stdout.contains("ok       token (\(alice)): in the kernel keyring's cache (session keyring), 1"), "\(result)")
@@ -267,6 +278,9 @@ import TestSupport
         #expect(result.stderr.contains("no D-Bus session bus") && result.stderr.contains("loginctl enable-linger"), "and how to fix it: \(result)")
         #expect(try serverHistory(server, book: "b-4").last?.document?.contains("\"copies\":41") != true, "bob's write was not")
         #expect(cron.contains("ok       token (\(alice)): in the persistent keyring (headless; the kernel keeps it "), "\(result)")
+        #expect(try serverHistory(server, book: "b-5").last?.document?.contains("\"copies\":51") == true,
+                "push --watch pushed without a bus: \(result)\n\((try? String(contentsOfFile: lib.home.path + "/watch.out", encoding: .utf8)) ?? "")")
+        #expect(cron.contains("watch 0\n"), "stopped by SIGINT, it exits 0: \(result)")
         #expect(cron.contains("logout 4\n"), "\(result)")
         let persistent = try check("persistent", server.baseURL, try serverUserID(server, "alice"))
         #expect(persistent.status == 1, "logout removed the persistent keyring's copy: \(persistent)")
