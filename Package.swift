@@ -75,6 +75,8 @@ let package = Package(
         .target(name: "CCurl", dependencies: ["CDynamicLibrary"], path: "Sources/CCurl"),
         // libsecret (and GLib under it), also loaded with dlopen on first use.
         .target(name: "CSecret", dependencies: ["CDynamicLibrary"], path: "Sources/CSecret", cSettings: glibHeaders),
+        // The kernel's keyrings (add_key, request_key, keyctl): the token cache in front of the Secret Service.
+        .target(name: "CKernelKeyring", path: "Sources/CKernelKeyring"),
         // signalfd for `push --watch`'s stop signals (not in Swift's Glibc module).
         .target(name: "CSignals", path: "Sources/CSignals"),
         // NetworkManager's properties over GDBus (GIO, which libsecret brings), loaded after a failure.
@@ -106,9 +108,9 @@ let package = Package(
         // A developer's diagnostic: one request or probe, classified and explained.
         .executableTarget(name: "lib-net-check", dependencies: ["LibNet"]),
         .target(name: "LibAccounts", dependencies: ["LibBase"], swiftSettings: startUp),
-        .target(name: "LibKeyring", dependencies: ["CSecret", "LibBase"], swiftSettings: startUp),
+        .target(name: "LibKeyring", dependencies: ["CSecret", "CKernelKeyring", "LibBase"], swiftSettings: startUp),
         // Developer tool: one keyring call per process, for the keyring tests and benchmarks.
-        .executableTarget(name: "lib-keyring-check", dependencies: ["LibKeyring"]),
+        .executableTarget(name: "lib-keyring-check", dependencies: ["LibKeyring", "CKernelKeyring"]),
         .target(name: "LibSync", dependencies: ["LibBase", "LibStore", "LibJSON"], swiftSettings: startUp),
         .target(name: "LibCLI", dependencies: ["LibBase", "LibJSON"], swiftSettings: startUp),
         .target(name: "LibCommands", dependencies: ["CSignals", "LibBase", "LibCLI", "LibClient", "LibNet", "LibKeyring", "LibSync", "LibAccounts", "LibJSON", "LibBookSchema", "LibStore"],

@@ -7,7 +7,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "${1:-.build/release}" && pwd)
 failed=()
-for script in startup.sh status.sh get-offline.sh edit.sh push.sh push-v2.sh log.sh pull-search.sh first-pull.sh; do
+for script in startup.sh status.sh get-offline.sh get-online.sh keyring-stuck.sh edit.sh push.sh push-v2.sh log.sh pull-search.sh first-pull.sh; do
   [ -x "$here/$script" ] || continue
   echo "== $script"
   "$here/../scripts/with-test-session.sh" "$here/$script" "$bin" || failed+=("$script")

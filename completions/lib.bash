@@ -152,7 +152,7 @@ _lib_argument_kind() {
 # Sets _lib_options to the options of command $1.
 _lib_options_of() {
     case $1 in
-        login) _lib_options=(--user --password-stdin --token-stdin --restore --no-restore -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        login) _lib_options=(--user --password-stdin --token-stdin --restore --no-restore --headless -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         logout) _lib_options=(--discard --yes -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         switch) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         get) _lib_options=(--offline --fresh --timeout -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;

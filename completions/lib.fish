@@ -104,6 +104,7 @@ complete -c lib -n '__lib_using login; and not __fish_seen_argument -l token-std
 complete -c lib -n '__lib_using login; and not __fish_seen_argument -l password-stdin' -l token-stdin -d 'Read an existing token from standard input'
 complete -c lib -n '__lib_using login; and not __fish_seen_argument -l no-restore' -l restore -d 'Restore writes set aside at the last logout'
 complete -c lib -n '__lib_using login; and not __fish_seen_argument -l restore' -l no-restore -d 'Do not restore writes set aside at the last logout'
+complete -c lib -n '__lib_using login' -l headless -d 'Also keep the token in the kernel\'s persistent keyring, for cron'
 complete -c lib -n '__lib_using login' -s h -l help -d 'Show help and exit'
 complete -c lib -n '__lib_using login' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
 complete -c lib -n '__lib_using login' -l json -d 'Print one JSON document instead of text'

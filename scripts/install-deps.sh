@@ -21,6 +21,7 @@ packages=(
   bash-completion man-db          # package tests: completions and man pages found where those tools look
   systemd-container               # make deb-check: systemd-nspawn boots the packages' service
   zsh fish                        # completion tests
+  keyutils                        # keyctl: each test session gets a kernel session keyring of its own
   strace                          # crash trials (SIGKILL at a chosen write or fsync); which programs run
   hyperfine time                  # benchmarks (time: peak memory)
   valgrind                        # benchmarks: callgrind instruction counts

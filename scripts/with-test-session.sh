@@ -7,6 +7,16 @@ set -euo pipefail
 
 if [ "${LIB_IN_TEST_SESSION:-}" = 1 ]; then exec "$@"; fi
 
+# A kernel session keyring of its own too (keyctl from keyutils), so that
+# the tokens lib caches there (docs/KEYRING.md) are this run's alone and go
+# with it, never seen by another run or the user's own shell.
+if [ "${LIB_TEST_SESSION_KEYRING:-}" != 1 ] && command -v keyctl >/dev/null; then
+  export LIB_TEST_SESSION_KEYRING=1
+  # keyctl says "Joined session keyring: N" on stderr: only that is dropped.
+  exec 3>&2
+  exec keyctl session - /bin/sh -c 'exec 2>&3 3>&-; exec "$0" "$@"' "$0" "$@" 2>/dev/null
+fi
+
 runtime=$(mktemp -d /tmp/lib-session.XXXXXX)
 chmod 700 "$runtime"
 cleanup() {

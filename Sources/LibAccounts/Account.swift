@@ -7,11 +7,41 @@ public struct Account: Sendable, Hashable {
     public let origin: ServerOrigin
     public let userID: String
     public let username: String
+    /// Made anew at each login (random, not secret): the kernel keyring's
+    /// cached copies of the token carry it, so a copy from before the last
+    /// login is never used. Empty in files from before it existed.
+    public let tokenStamp: String
+    /// The headless opt-in (`lib login --headless`): the token is also kept
+    /// in the user's persistent keyring, for cron and systemd user services.
+    public let headless: Bool
 
-    public init(origin: ServerOrigin, userID: String, username: String) {
+    public init(origin: ServerOrigin, userID: String, username: String, tokenStamp: String = "", headless: Bool = false) {
         self.origin = origin
         self.userID = userID
         self.username = username
+        self.tokenStamp = tokenStamp
+        self.headless = headless
+    }
+
+    /// A new random stamp for a login (128 bits, hex).
+    public static func newTokenStamp() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<2).map { _ in
+            let hex = String(generator.next() as UInt64, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+    }
+
+    /// Equal when origin, user id and name are (the stamp and the opt-in
+    /// are settings of the account, not what it is).
+    public static func == (lhs: Account, rhs: Account) -> Bool {
+        lhs.origin == rhs.origin && lhs.userID == rhs.userID && lhs.username == rhs.username
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(origin)
+        hasher.combine(userID)
+        hasher.combine(username)
     }
 
     public var name: String { "\(username)@\(origin.hostAndPort)" }

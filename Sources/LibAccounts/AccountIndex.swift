@@ -43,7 +43,11 @@ public struct AccountIndex: Sendable, Equatable {
             guard fields.count >= 4, let origin = try? ServerOrigin(parsing: fields[1]), UserName.isValid(fields[3]) else {
                 throw AccountFileError.malformed(path: configDirectory + "/accounts", line: String(line))
             }
-            accounts.append(Account(origin: origin, userID: fields[2], username: fields[3]))
+            // Fields 5 and 6 (later additions, absent from older files): the
+            // login stamp and the headless opt-in ("headless").
+            accounts.append(Account(origin: origin, userID: fields[2], username: fields[3],
+                                    tokenStamp: fields.count > 4 ? fields[4] : "",
+                                    headless: fields.count > 5 && fields[5] == "headless"))
         }
         let current = try PrivateFile.read(configDirectory + "/current")?.split(separator: "\n" as Character).first.map(String.init)
         return AccountIndex(accounts: accounts, currentName: current)
@@ -51,7 +55,9 @@ public struct AccountIndex: Sendable, Equatable {
 
     public func save(to configDirectory: String) throws(AccountFileError) {
         try PrivateFile.makeDirectory(configDirectory)
-        let list = accounts.map { "\($0.name)\t\($0.origin)\t\($0.userID)\t\($0.username)\n" }.joined()
+        let list = accounts.map {
+            "\($0.name)\t\($0.origin)\t\($0.userID)\t\($0.username)\t\($0.tokenStamp)\t\($0.headless ? "headless" : "-")\n"
+        }.joined()
         try PrivateFile.writeAtomically(configDirectory + "/accounts", list)
         try PrivateFile.writeAtomically(configDirectory + "/current", currentName.map { $0 + "\n" } ?? "")
     }

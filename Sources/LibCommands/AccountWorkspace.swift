@@ -49,7 +49,7 @@ struct AccountWorkspace {
     }
 
     var keyringAccount: KeyringAccount {
-        KeyringAccount(server: account.origin.description, userID: account.userID, userName: account.username)
+        account.keyringAccount
     }
 
     var identityKey: String {
@@ -76,17 +76,30 @@ struct AccountWorkspace {
         PromptFile(self).writeIfMissing { OutboxSummary.readIfPresent(storePath: storePath) }
     }
 
-    /// The token from the keyring; a keyring problem is reported as such (exit 4).
+    /// The token from the keyring (the kernel keyring's cache when warm);
+    /// a keyring problem is reported as such (exit 4).
     func token() throws -> String {
+        try foundToken().token
+    }
+
+    /// The token and where it was found.
+    func foundToken() throws -> FoundToken {
         do {
-            return try context.tokenStore.token(for: keyringAccount)
+            return try context.tokenStore.lookUp(for: keyringAccount)
         } catch .notFound {
             throw CommandFailure("No token for \(name) in the keyring: run `lib login \(account.origin)`", exitCode: .authentication)
         }
     }
 
+    /// The server's API, with `token`. A 401 to a request that carried it
+    /// removes every cached copy of the token at once (`TokenRefusalWatch`).
     func api(token: String?, timeout: Double? = nil) -> ServerAPI {
-        ServerAPI(transport: context.makeTransport(timeout: timeout), origin: account.origin, token: token)
+        var transport = context.makeTransport(timeout: timeout)
+        if token != nil {
+            let store = context.tokenStore, account = keyringAccount
+            transport = TokenRefusalWatch(base: transport) { store.forgetCachedCopies(for: account) }
+        }
+        return ServerAPI(transport: transport, origin: account.origin, token: token)
     }
 
     /// The user's sentence and exit code for a request that failed.
@@ -117,5 +130,26 @@ extension AccountWorkspace {
     var lib: String {
         let plain = try? AccountSelection.resolve(context.shellAccountSelector, in: index)
         return plain?.isSameIdentity(as: account) == true ? "lib" : "lib -A \(name)"
+    }
+}
+
+extension Account {
+    /// The account as the keyring knows it: identity, name, login stamp, headless opt-in.
+    var keyringAccount: KeyringAccount {
+        KeyringAccount(server: origin.description, userID: userID, userName: username, cacheStamp: tokenStamp, headless: headless)
+    }
+}
+
+/// A transport that, when the server answers 401 (the token was refused),
+/// runs `refused` before the command sees the answer: the cached copies of
+/// the token go at once, so the next command asks the store of record.
+struct TokenRefusalWatch: HTTPTransport {
+    let base: any HTTPTransport
+    let refused: @Sendable () -> Void
+
+    func send(_ request: HTTPRequest) throws(TransportFailure) -> HTTPResponse {
+        let response = try base.send(request)
+        if response.status == 401 { refused() }
+        return response
     }
 }

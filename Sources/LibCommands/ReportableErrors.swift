@@ -19,6 +19,7 @@ extension KeyringError: ReportableError {
         case .promptDismissed: "keyring-prompt-dismissed"
         case .timedOut: "keyring-timeout"
         case .libsecretUnavailable: "keyring-unavailable"
+        case .persistentKeyringUnavailable: "keyring-no-persistent"
         case .other: "keyring-failed"
         }
     }

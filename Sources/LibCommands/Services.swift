@@ -15,9 +15,10 @@ public struct CurlTransportFactory: TransportFactory {
     }
 }
 
-/// The keyring that holds tokens: the Secret Service unless a test puts a fake here.
+/// The keyring that holds tokens: the Secret Service behind the kernel
+/// keyring's cache, unless a test puts a fake here.
 public enum TokenStoreKey: ServiceKey {
-    public static let defaultValue: any TokenStore = SecretServiceTokenStore()
+    public static let defaultValue: any TokenStore = KernelCachedTokenStore(backing: SecretServiceTokenStore())
 }
 
 public enum TransportFactoryKey: ServiceKey {

@@ -13,12 +13,25 @@ public struct KeyringAccount: Sendable, Hashable, CustomStringConvertible {
     public let userID: String
     /// The user's name on that server, e.g. `alice`.
     public let userName: String
+    /// Changes at every login (kept with the account, not secret): a copy
+    /// in the kernel keyring's cache made under another stamp is stale (a
+    /// login since, from any session) and is never used.
+    public let cacheStamp: String
+    /// The account's headless opt-in (`lib login --headless`): the token is
+    /// also kept in the user's persistent keyring, for cron.
+    public let headless: Bool
 
-    public init(server: String, userID: String, userName: String) {
+    public init(server: String, userID: String, userName: String, cacheStamp: String = "", headless: Bool = false) {
         self.server = server
         self.userID = userID
         self.userName = userName
+        self.cacheStamp = cacheStamp
+        self.headless = headless
     }
+
+    /// The kernel key's description: the identity (origin and user id),
+    /// never the display name.
+    var kernelKeyDescription: String { "lib:token:\(server)#\(userID)" }
 
     /// `user@host[:port]`, as lib names accounts.
     public var description: String { "\(userName)@\(hostAndPort)" }

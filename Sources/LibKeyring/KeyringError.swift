@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Why the keyring could not store, find or delete a token. Each case has a
 /// message (`description`) that says what happened and what to do; none
 /// says or suggests that the token is invalid, and none contains the token.
@@ -26,6 +30,10 @@ public enum KeyringError: Error, Sendable, Equatable, CustomStringConvertible {
     /// libsecret is not installed or could not be loaded. `detail` is the
     /// dynamic loader's message.
     case libsecretUnavailable(detail: String)
+    /// `lib login --headless` could not keep the token in the user's
+    /// persistent keyring (KEYCTL_GET_PERSISTENT): the kernel lacks it
+    /// (CONFIG_PERSISTENT_KEYRINGS) or refused.
+    case persistentKeyringUnavailable(errno: Int32)
     /// Any other keyring failure; `detail` is GLib's message.
     case other(detail: String)
 
@@ -75,14 +83,23 @@ public enum KeyringError: Error, Sendable, Equatable, CustomStringConvertible {
                     """
             }
             return """
-                The keyring did not answer within \(Self.seconds(after)). The keyring \
-                daemon (e.g. gnome-keyring-daemon) may be stuck: restart it or log in \
-                again, then try again.
+                The Secret Service keyring (org.freedesktop.secrets on the session bus) \
+                did not answer within \(Self.seconds(after)). The keyring daemon (e.g. \
+                gnome-keyring-daemon) may be stuck: restart it \
+                (`gnome-keyring-daemon --replace --unlock --components=secrets` with the \
+                keyring password on stdin) or log in again, then try again.
                 """
         case .libsecretUnavailable(let detail):
             return """
                 Can't use the keyring: libsecret could not be loaded (\(detail)). \
                 Install it: `apt install libsecret-1-0 gnome-keyring`.
+                """
+        case .persistentKeyringUnavailable(let errno):
+            return """
+                Can't keep the token in the kernel's persistent keyring for headless use \
+                (keyctl get_persistent: \(String(cString: strerror(errno)))): this kernel \
+                lacks persistent keyrings or refused. Sign in without --headless; cron then \
+                needs the Secret Service (see docs/KEYRING.md).
                 """
         case .other(let detail):
             return "The keyring failed: \(detail)."

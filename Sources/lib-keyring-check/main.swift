@@ -7,9 +7,23 @@
 //   lib-keyring-check load        loads libsecret and exits
 //   lib-keyring-check help        exits without loading anything
 //
+// The kernel keyring's side (system calls only, nothing loaded):
+//   lib-keyring-check session PROGRAM [ARG...]
+//       runs PROGRAM in a new, empty session keyring (a session where no
+//       token is cached: another login, cron)
+//   lib-keyring-check cached|persistent SERVER USER-ID [--remove]
+//       prints the id of the account's key in the session keyring's cache
+//       (request_key) or the persistent keyring; exit 1 and "none" without;
+//       --remove invalidates the key found (a test's clean-up)
+//   lib-keyring-check read-key KEY-ID [--as-uid UID] [--keep-session]
+//       reads the key's payload (as UID: after setuid, in a new session
+//       keyring unless --keep-session) and prints "read N bytes", or
+//       "refused: ERRNO-NAME" with exit 1; never the payload itself
+//
 // store reads the token from stdin (one line); lookup prints it. Exit 0 on
 // success, 4 on a keyring error (printed as "[kind] message" on stderr),
 // 2 on a usage error.
+import CKernelKeyring
 import LibKeyring
 
 #if canImport(Glibc)
@@ -38,6 +52,7 @@ func kind(of error: KeyringError) -> String {
     case .promptDismissed: "prompt-dismissed"
     case .timedOut(_, let waitingForUnlock): waitingForUnlock ? "unlock-timed-out" : "timed-out"
     case .libsecretUnavailable: "libsecret-unavailable"
+    case .persistentKeyringUnavailable: "persistent-keyring-unavailable"
     case .other: "other"
     }
 }
@@ -73,6 +88,67 @@ case "load":
         FileDescriptorOutput.standardError.write("[\(kind(of: error))] \(error)\n")
         exit(4)
     }
+case "session":
+    guard arguments.count >= 2 else { fail(usage: "session needs a PROGRAM") }
+    let joined = ckeyring_join_new_session()
+    guard joined >= 0 else {
+        FileDescriptorOutput.standardError.write("lib-keyring-check: join_session_keyring: \(String(cString: strerror(-joined)))\n")
+        exit(1)
+    }
+    let program = Array(arguments.dropFirst())
+    var argv = program.map { strdup($0) } + [nil]
+    execvp(program[0], &argv)
+    FileDescriptorOutput.standardError.write("lib-keyring-check: \(program[0]): \(String(cString: strerror(errno)))\n")
+    exit(127)
+case "cached", "persistent":
+    guard arguments.count == 3 || (arguments.count == 4 && arguments[3] == "--remove") else {
+        fail(usage: "\(command) needs SERVER USER-ID [--remove]")
+    }
+    let description = "lib:token:\(arguments[1])#\(arguments[2])"
+    var key: Int32
+    if command == "cached" {
+        key = ckeyring_request_user_key(description)
+    } else {
+        let keyring = ckeyring_persistent(Int32(CKEYRING_PROCESS))
+        key = keyring < 0 ? keyring : ckeyring_search_user_key(keyring, description)
+    }
+    print(key < 0 ? "none" : "\(key)")
+    if key >= 0 && arguments.count == 4 { _ = ckeyring_invalidate(key) }
+    exit(key < 0 ? 1 : 0)
+case "read-key":
+    guard arguments.count >= 2, let key = Int32(arguments[1]) else { fail(usage: "read-key needs a KEY-ID") }
+    var rest = Array(arguments.dropFirst(2))
+    var keepSession = false, switched = false
+    while let option = rest.first {
+        rest.removeFirst()
+        switch option {
+        case "--as-uid":
+            guard let text = rest.first, let uid = UInt32(text) else { fail(usage: "--as-uid needs a UID") }
+            rest.removeFirst()
+            guard setgroups(0, nil) == 0, setgid(uid) == 0, setuid(uid) == 0 else {
+                FileDescriptorOutput.standardError.write("lib-keyring-check: setuid \(uid): \(String(cString: strerror(errno)))\n")
+                exit(1)
+            }
+            switched = true
+        case "--keep-session":
+            keepSession = true
+        default:
+            fail(usage: "unknown option \(option)")
+        }
+    }
+    // Another user in a session of their own, as they would be: the key is
+    // not theirs and they do not possess it.
+    if switched && !keepSession { _ = ckeyring_join_new_session() }
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let length = buffer.withUnsafeMutableBytes { ckeyring_read(key, $0.baseAddress, $0.count) }
+    buffer.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) }
+    if length < 0 {
+        let names: [Int32: String] = [EACCES: "EACCES", ENOKEY: "ENOKEY", EKEYREVOKED: "EKEYREVOKED", EKEYEXPIRED: "EKEYEXPIRED", EPERM: "EPERM"]
+        print("refused: \(names[Int32(-length)] ?? String(cString: strerror(Int32(-length))))")
+        exit(1)
+    }
+    print("read \(length) bytes")
+    exit(0)
 case "store", "lookup", "delete":
     break
 default:

@@ -41,6 +41,17 @@ final class LibHarness: @unchecked Sendable {
                               environment: environment.merging(extra) { $1 }, stdin: stdin ?? "", timeout: timeout)
     }
 
+    /// Runs `lib ARGS...` in a new, empty kernel session keyring: another
+    /// login session (ssh, cron) where no token is cached, so the token
+    /// comes from the Secret Service (or, with --headless, the persistent
+    /// keyring) — as before the cache, for tests of a missing keyring.
+    @discardableResult
+    func libInAnotherSession(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:],
+                             timeout: TimeInterval = 60) throws -> CommandResult {
+        try CommandRunner.run(BuiltProducts.path("lib-keyring-check"), ["session", BuiltProducts.path("lib")] + arguments,
+                              environment: environment.merging(extra) { $1 }, stdin: stdin ?? "", timeout: timeout)
+    }
+
     /// Signs in as a demo user (password `NAME-demo`) and checks it worked.
     @discardableResult
     func login(_ user: String, to server: ServerProcess, sourceLocation: SourceLocation = #_sourceLocation) throws -> CommandResult {

@@ -77,7 +77,8 @@ import TestSupport
         #expect(try lib.lib("-A", "bob", "edit", "books/b-91", "--create", "title=B").status == 0)
         #expect(try lib.lib("-A", "bob", "edit", "books/b-92", "--create", "title=B").status == 0)
         let emptyRuntime = try TemporaryDirectory()
-        let push = try lib.lib(["push", "--all"], environment: [
+        // In another session: no copy of the tokens cached in its kernel keyring.
+        let push = try lib.libInAnotherSession(["push", "--all"], environment: [
             "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(emptyRuntime.path)/no-bus", "XDG_RUNTIME_DIR": emptyRuntime.path,
         ])
         #expect(push.status == 4, "\(push)")

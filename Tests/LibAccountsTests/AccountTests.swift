@@ -82,6 +82,28 @@ import LibBase
         #expect(try AccountIndex.load(from: dir.file("nothing-here")) == AccountIndex())
     }
 
+    /// The login stamp and the headless opt-in (issue 35) are kept, and a
+    /// file from before them (four fields) still loads, with neither.
+    @Test func theLoginStampAndTheHeadlessOptInRoundTrip() throws {
+        let dir = try TemporaryDirectory()
+        let origin = try ServerOrigin(parsing: "http://127.0.0.1:8080")
+        let stamp = Account.newTokenStamp()
+        #expect(stamp.count == 32 && stamp != Account.newTokenStamp())
+        var index = AccountIndex()
+        index.add(Account(origin: origin, userID: "u-1", username: "alice", tokenStamp: stamp, headless: true))
+        index.add(Account(origin: origin, userID: "u-2", username: "bob", tokenStamp: "s-2"))
+        try index.save(to: dir.path)
+        let loaded = try AccountIndex.load(from: dir.path)
+        #expect(loaded.account(named: "alice@127.0.0.1:8080")?.tokenStamp == stamp)
+        #expect(loaded.account(named: "alice@127.0.0.1:8080")?.headless == true)
+        #expect(loaded.account(named: "bob@127.0.0.1:8080")?.headless == false)
+        try "alice@127.0.0.1:8080\thttp://127.0.0.1:8080\tu-1\talice\n".write(toFile: dir.file("accounts"), atomically: true, encoding: .utf8)
+        let old = try AccountIndex.load(from: dir.path).accounts
+        #expect(old.count == 1 && old[0].tokenStamp == "" && !old[0].headless)
+        // The stamp and the opt-in are settings, not the account's identity or name.
+        #expect(old[0] == Account(origin: origin, userID: "u-1", username: "alice", tokenStamp: stamp, headless: true))
+    }
+
     @Test func aDamagedIndexIsReportedNotIgnored() throws {
         let dir = try TemporaryDirectory()
         try "garbage line\n".write(toFile: dir.file("accounts"), atomically: true, encoding: .utf8)

@@ -50,7 +50,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
     // --delete shown as the exclusive pair they are, and push's --strict
     // (protocol v2's whole-version rule, asked for by issue 34).
     let expected = [
-        "lib login [SERVER_URL] [--user NAME] [--password-stdin | --token-stdin] [--restore | --no-restore]",
+        "lib login [SERVER_URL] [--user NAME] [--password-stdin | --token-stdin] [--restore | --no-restore] [--headless]",
         "lib logout [ACCOUNT] [--discard] [--yes]",
         "lib switch [ACCOUNT]",
         "lib get PATH [--offline | --fresh] [--timeout DURATION]",

@@ -70,12 +70,10 @@ enum Doctor: Verb {
         }
         for account in accounts {
             let workspace = AccountWorkspace(context, paths: paths, index: index, account: account)
-            var token: String?
-            if keyringWorks {
-                let (check, found) = tokenCheck(workspace)
-                checks.append(check)
-                token = found
-            }
+            // A token cached in the kernel keyring is found (and shown as
+            // such) even where the Secret Service is unreachable or stuck.
+            let (check, token) = tokenCheck(workspace, secretServiceWorks: keyringWorks)
+            if let check { checks.append(check) }
             checks.append(storeCheck(workspace))
             checks += serverChecks(workspace, token: token)
             checks.append(accountProxyCheck(workspace.account.origin, account: workspace.name, context.environment))
@@ -204,19 +202,54 @@ enum Doctor: Verb {
         }
     }
 
-    static func tokenCheck(_ workspace: AccountWorkspace) -> (DoctorCheck, String?) {
+    /// Where the account's token is (never the token itself): the kernel
+    /// keyring's cache and its time left, the persistent keyring, or the
+    /// Secret Service. Without a working Secret Service only the caches are
+    /// asked (nil check when they have nothing: the problem is above).
+    static func tokenCheck(_ workspace: AccountWorkspace, secretServiceWorks: Bool = true) -> (DoctorCheck?, String?) {
+        let name = workspace.name
+        let headless = workspace.account.headless ? "; headless: a copy in the persistent keyring" : ""
+        let found: FoundToken
         do {
-            let token = try workspace.context.tokenStore.token(for: workspace.keyringAccount)
-            return (.ok("token", account: workspace.name, "in the keyring, unlocked"), token)
+            if let cached = workspace.context.tokenStore.cachedToken(for: workspace.keyringAccount) {
+                found = cached
+            } else if secretServiceWorks {
+                found = try workspace.context.tokenStore.lookUp(for: workspace.keyringAccount)
+            } else {
+                return (.problem("token", account: name, "not in the kernel keyring's cache, and the Secret Service is unreachable (above)",
+                                 fix: "fix the Secret Service, or sign in again with `lib login \(workspace.account.origin)`", .authentication), nil)
+            }
         } catch .notFound {
-            return (.problem("token", account: workspace.name, "no token in the keyring",
+            return (.problem("token", account: name, "no token in the keyring",
                              fix: "run `lib login \(workspace.account.origin)`", .authentication), nil)
         } catch .locked {
-            return (.problem("token", account: workspace.name, "the keyring is locked",
+            return (.problem("token", account: name, "the keyring is locked",
                              fix: KeyringError.locked.description, .authentication), nil)
         } catch {
-            return (.problem("token", account: workspace.name, error.description, fix: nil, .authentication), nil)
+            return (.problem("token", account: name, error.description, fix: nil, .authentication), nil)
         }
+        let place: String
+        switch found.source {
+        case .sessionCache(let left):
+            place = "in the kernel keyring's cache (session keyring), \(duration(left)) left" + headless
+        case .persistentKeyring(let expiry):
+            place = "in the persistent keyring (headless\(expiry.map { "; the kernel keeps it \(duration($0)) after its last use" } ?? ""))"
+        case .secretService(let cachedFor):
+            place = "in the keyring (Secret Service), unlocked"
+                + (cachedFor.map { "; now cached in the kernel keyring for \(duration($0))" } ?? "") + headless
+        }
+        return (.ok("token", account: name, place), found.token)
+    }
+
+    /// "14 min 59 s", "3 days", "45 s".
+    static func duration(_ seconds: Int) -> String {
+        if seconds >= 86_400, seconds % 3600 == 0 {
+            let days = seconds / 86_400, hours = (seconds % 86_400) / 3600
+            return (days == 1 ? "1 day" : "\(days) days") + (hours > 0 ? " \(hours) h" : "")
+        }
+        if seconds >= 3600 { return "\(seconds / 3600) h \(seconds % 3600 / 60) min" }
+        if seconds >= 60 { return "\(seconds / 60) min" + (seconds % 60 > 0 ? " \(seconds % 60) s" : "") }
+        return "\(seconds) s"
     }
 
     // MARK: - The store

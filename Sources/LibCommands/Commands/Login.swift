@@ -21,6 +21,15 @@ enum Login: Verb {
         details: "The token is checked with the server before it is stored.")
     static let restore = OptionSpec.flag("restore", "Restore writes set aside at the last logout")
     static let noRestore = OptionSpec.flag("no-restore", "Do not restore writes set aside at the last logout")
+    static let headless = OptionSpec.flag(
+        "headless", "Also keep the token in the kernel's persistent keyring, for cron",
+        details: """
+            So that cron jobs and systemd user services (lib push --wait 60, push --watch) \
+            find the token after you logged out, when no Secret Service is reachable. \
+            The persistent keyring lives while it is used (the kernel forgets it after \
+            days unused); only this user and root can read it. Recorded with the \
+            account until the next login without it or logout.
+            """)
 
     static let command = CommandSpec(
         name: name, summary: "Sign in to a server; keep the token in the keyring",
@@ -29,20 +38,26 @@ enum Login: Verb {
             --token-stdin), then asks the server who you are. The account is \
             named user@host[:port] and becomes the current account.
 
-            The token is kept only in the Secret Service keyring, never on \
-            disk. When no keyring can be reached, login says how to fix that \
-            and exits 4; there is no plain-text fallback.
+            The token is kept in the Secret Service keyring, never on disk, \
+            and cached for 15 minutes in the kernel's keyring (the session \
+            keyring, LIB_TOKEN_CACHE_SECONDS), where commands read it without \
+            D-Bus. When no keyring can be reached, login says how to fix that \
+            and exits 4; there is no plain-text fallback. With --headless the \
+            token is also kept in the kernel's persistent keyring, where cron \
+            finds it after you logged out.
 
             Writes set aside when this user last signed out of this server are \
             restored: login asks on a terminal, and otherwise follows \
             --restore or --no-restore (the default is to leave them aside).
             """,
-        arguments: [serverURL], options: [user, passwordStdin, tokenStdin, restore, noRestore],
+        arguments: [serverURL], options: [user, passwordStdin, tokenStdin, restore, noRestore, headless],
         exclusiveGroups: [[passwordStdin.name, tokenStdin.name], [restore.name, noRestore.name]],
         examples: [
             .init("lib login https://library.example.org --user alice", "Sign in; the password is asked for."),
             .init("lib login http://127.0.0.1:8080 --user alice --password-stdin <pw.txt",
                   "Sign in with a password read from a file."),
+            .init("lib login https://library.example.org --user alice --headless",
+                  "Sign in so that `lib push --wait 60` in a crontab works after you log out."),
         ],
         exitStatuses: [
             .init(.success, "Signed in."), .init(.failure), .init(.usage),
@@ -56,6 +71,7 @@ enum Login: Verb {
         var user: String?
         var secretSource: SecretSource
         var restore: Bool?
+        var headless = false
 
         enum SecretSource { case passwordFromStdin, tokenFromStdin, prompt }
     }
@@ -68,7 +84,8 @@ enum Login: Verb {
         let source: Options.SecretSource = parsed.isSet(Login.tokenStdin) ? .tokenFromStdin
             : parsed.isSet(Login.passwordStdin) ? .passwordFromStdin : .prompt
         let restore: Bool? = parsed.isSet(Login.restore) ? true : parsed.isSet(Login.noRestore) ? false : nil
-        return Options(server: server, user: parsed.text(Login.user), secretSource: source, restore: restore)
+        return Options(server: server, user: parsed.text(Login.user), secretSource: source, restore: restore,
+                       headless: parsed.isSet(Login.headless))
     }
 
     static func runsOnline(_ options: Options) -> Bool { true }
@@ -118,8 +135,11 @@ enum Login: Verb {
             throw CommandFailure("\(server.hostAndPort) gave the user id \"\(TerminalText.escaped(String(userID.prefix(80))))\""
                                  + "\(userID.count > 80 ? "…" : ""), which is not a valid user id (\(UserName.rule)): not signed in")
         }
-        let account = Account(origin: server, userID: userID, username: username)
-        let keyringAccount = KeyringAccount(server: account.origin.description, userID: account.userID, userName: account.username)
+        // A new stamp: cached copies of an earlier login's token, in any
+        // session's keyring, stop being used (KernelCachedTokenStore).
+        let account = Account(origin: server, userID: userID, username: username,
+                              tokenStamp: Account.newTokenStamp(), headless: options.headless)
+        let keyringAccount = account.keyringAccount
 
         // A token this login replaces is put back if the login fails after
         // storing the new one; the new one is revoked and removed either way.

@@ -20,7 +20,8 @@ enum Logout: Verb {
         name: name, summary: "Sign out; set unsent writes aside",
         discussion: """
             Revokes the token on the server (best effort), removes it from the \
-            keyring and deletes the account's cache.
+            keyring and from the kernel keyring's cache (and the persistent \
+            keyring, after login --headless), and deletes the account's cache.
 
             Writes not sent yet are set aside, and restored only when the same \
             user signs in to the same server again; they are never sent under \
@@ -139,12 +140,16 @@ enum Logout: Verb {
 }
 
 extension Logout {
-    /// The account's token, or nil when the keyring no longer has one; any
-    /// other keyring problem is thrown.
+    /// The account's token from the store of record (not a cache: logout
+    /// must be able to remove it there), or nil when the keyring no longer
+    /// has one; any other keyring problem is thrown, after the cached copies
+    /// are forgotten (a cache is never worth keeping when in doubt).
     static func existingToken(_ workspace: AccountWorkspace) throws -> String? {
+        let store = workspace.context.tokenStore
         do {
-            return try workspace.context.tokenStore.token(for: workspace.keyringAccount)
+            return try store.storedToken(for: workspace.keyringAccount)
         } catch {
+            store.forgetCachedCopies(for: workspace.keyringAccount)
             if error == .notFound { return nil }
             throw error
         }
