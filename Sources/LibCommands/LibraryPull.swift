@@ -56,7 +56,9 @@ struct LibraryPull {
         var outcome = Outcome()
         if let cursor = try mirror.cursor() {
             if try follow(feed, from: cursor, into: mirror, meter: meter, &outcome) { return outcome }
-            // The cursor is gone (410) or refused: list again from the start.
+            // The cursor is gone (410) or refused: list again from the start,
+            // and forget it, so that a listing stopped half-way goes on next time.
+            try mirror.forgetCursor()
             try mirror.abandonListing()
         }
         // Listed after the cursor was taken: what changes while the pages
