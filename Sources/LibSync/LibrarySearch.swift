@@ -23,33 +23,66 @@ public struct LibrarySearch {
     static let collectionPrefix = "books/"
     static let tokenizer = "tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'"
 
+    /// What a search found: the first `limit` books, each as this device
+    /// knows it, and how many match in all.
+    public struct Found {
+        public let books: [LocalVersion]
+        public let total: Int
+        public var truncated: Bool { books.count < total }
+    }
+
     /// Up to `limit` books matching `query`, each as this device knows it.
     public func run(_ query: SearchQuery, order: Order = .relevance, limit: Int) throws -> [LocalVersion] {
+        try find(query, order: order, limit: limit).books
+    }
+
+    /// The books matching `query` in `order` (SearchRanking for relevance), and their number.
+    public func find(_ query: SearchQuery, order: Order = .relevance, limit: Int) throws -> Found {
         let cache = Cache(db: db)
         let writes = Dictionary(grouping: try Outbox(db: db).all().filter { $0.path.hasPrefix(Self.collectionPrefix) }, by: \.path)
-        var hits: [(path: String, score: Double)] = []
-        // With the relevance order only the best `limit` are needed (plus
-        // as many as may be replaced by their local versions).
-        let bound = order == .relevance ? " LIMIT \(limit + writes.count)" : ""
-        for row in try db.query("SELECT path, bm25(library_index) FROM library_index WHERE library_index MATCH ?1 ORDER BY rank" + bound,
-                                [.text(query.match)]) {
-            guard let path = row[0].text, writes[path] == nil else { continue }
-            hits.append((path, row[1].real ?? 0))
+        let ranking = SearchRanking(query)
+        var hits: [String: (title: String?, score: Double)] = [:]
+        // With the relevance order only the best are needed: a pool of the
+        // best bm25 scores (plus as many as may be replaced by their local
+        // versions), and of the shortest titles that hold every word (an
+        // exact title is the shortest of them, whatever bm25 thinks of it).
+        let pool = limit + writes.count + 200
+        let bound = order == .relevance ? " LIMIT \(pool)" : ""
+        let bm25 = "bm25(library_index, \(SearchRanking.columnWeights))"
+        var queries = [("SELECT path, \(bm25), title FROM library_index WHERE library_index MATCH ?1 ORDER BY \(bm25)" + bound,
+                        query.match)]
+        if order == .relevance {
+            queries.append(("SELECT path, \(bm25), title FROM library_index WHERE library_index MATCH ?1 ORDER BY length(title) LIMIT \(pool)",
+                            ranking.titleMatch(query)))
         }
+        for (sql, match) in queries {
+            for row in try db.query(sql, [.text(match)]) {
+                guard let path = row[0].text, writes[path] == nil else { continue }
+                hits[path] = (row[2].text, row[1].real ?? 0)
+            }
+        }
+        var total = Int(try db.scalar("SELECT count(*) FROM library_index WHERE library_index MATCH ?1", [.text(query.match)])?.integer ?? 0)
         var local: [String: LocalVersion] = [:]
         if !writes.isEmpty {
             for (path, items) in writes {
                 local[path] = LocalVersion(path: path, cached: try cache.document(at: path)?.json, writes: items)
             }
-            hits += try searchLocalVersions(local.values.filter { $0.document != nil }, query)
+            // Their cached copies were counted; their local versions count instead.
+            let written = Set(writes.keys)
+            total -= try db.query("SELECT path FROM library_index WHERE library_index MATCH ?1", [.text(query.match)])
+                .filter { $0[0].text.map(written.contains) ?? false }.count
+            let found = try searchLocalVersions(local.values.filter { $0.document != nil }, query)
+            total += found.count
+            for hit in found { hits[hit.path] = (local[hit.path]?.document?["title"]?.stringValue, hit.score) }
         }
-        var results = try hits.map { hit in
-            try local[hit.path] ?? LocalVersion(path: hit.path, cached: try cache.document(at: hit.path)?.json, writes: [])
+        var results = try hits.keys.map { path in
+            try local[path] ?? LocalVersion(path: path, cached: try cache.document(at: path)?.json, writes: [])
         }
-        let rank = Dictionary(uniqueKeysWithValues: hits.map { ($0.path, $0.score) })
+        let keys = Dictionary(uniqueKeysWithValues: hits.map { ($0.key, ranking.key(path: $0.key, title: $0.value.title, score: $0.value.score)) })
+        let rank = hits.mapValues(\.score)
         switch order {
         case .relevance:
-            results.sort { (rank[$0.path] ?? 0, $0.path) < (rank[$1.path] ?? 0, $1.path) }
+            results.sort { keys[$0.path]! < keys[$1.path]! }
         case .field(let name):
             results.sort { a, b in
                 switch Self.compare(a.document?[name], b.document?[name]) {
@@ -58,7 +91,7 @@ public struct LibrarySearch {
                 }
             }
         }
-        return Array(results.prefix(limit))
+        return Found(books: Array(results.prefix(limit)), total: max(total, results.count))
     }
 
     /// The local versions that match, scored within their own small index.
@@ -74,7 +107,7 @@ public struct LibrarySearch {
                        [.text(version.path), SQLValue(Self.text(document["title"])), SQLValue(Self.text(document["author"])),
                         SQLValue(tags)])
         }
-        return try db.query("SELECT path, bm25(local_index) FROM temp.local_index WHERE local_index MATCH ?1",
+        return try db.query("SELECT path, bm25(local_index, \(SearchRanking.columnWeights)) FROM temp.local_index WHERE local_index MATCH ?1",
                             [.text(query.match)]).compactMap { row in
             row[0].text.map { ($0, row[1].real ?? 0) }
         }

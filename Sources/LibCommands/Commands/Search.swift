@@ -34,6 +34,15 @@ enum Search: Verb {
             touches the network: run lib pull first to have the whole library \
             here. A table on a terminal (id, title, author, year), JSON \
             otherwise or with --json.
+
+            Best match first means: a book titled exactly TEXT, then books \
+            whose title holds every word, then by how well the words match \
+            (a word in the title counts most, in the author less, in the tags \
+            least; FTS5's bm25); ties by title, then by id with numbers in \
+            order (g-999 before g-1103). When more books match than are \
+            shown, the table is followed by "50 of 1037 books" and the JSON \
+            has total and truncated. Ids are not searched: lib get PATH reads \
+            one. A word said twice counts once; at most 32 different words.
             """,
         arguments: [text], options: [sort, limit],
         examples: [
@@ -82,15 +91,18 @@ enum Search: Verb {
             throw CommandFailure("Nothing of \(workspace.name) is on this device yet: run `\(workspace.lib) pull` while online")
         }
         let store = try AccountStore(readingFrom: storePath)
-        let found = try store.search.run(options.query, order: options.order, limit: options.limit)
-        let views = found.map { DocumentView(path: $0.path, serverCopy: $0.cached, outboxItems: $0.writes) }
+        let found = try store.search.find(options.query, order: options.order, limit: options.limit)
+        let views = found.books.map { DocumentView(path: $0.path, serverCopy: $0.cached, outboxItems: $0.writes) }
         if context.globalOptions.json || !context.standardOutput.isTerminal {
-            context.standardOutput.write(json(views, options, account: workspace.name).prettyPrinted() + "\n")
+            context.standardOutput.write(json(views, options, account: workspace.name, found: found).prettyPrinted() + "\n")
         } else if views.isEmpty {
             context.standardOutput.write("No book on this device matches '\(TerminalText.escaped(options.query.words.joined(separator: " ")))'.\n")
         } else {
             let table = DocumentRendering.table(views, width: context.outputWidth, painter: context.outputPainter, inGivenOrder: true)
             Pager(context: context).show(table, context)
+            if found.truncated, !context.globalOptions.quiet {
+                context.standardError.write("\(views.count) of \(found.total) books — use --limit to see more.\n")
+            }
         }
         if !context.globalOptions.quiet, try store.mirror(of: "books").cursor() == nil {
             context.standardError.write("Only the books cached on this device were searched: run `\(workspace.lib) pull` for the whole library.\n")
@@ -98,12 +110,14 @@ enum Search: Verb {
         return .success
     }
 
-    /// `{"account", "query", "items": [books, each with `_pending` when unsent writes are applied]}`
-    static func json(_ views: [DocumentView], _ options: Options, account: String) -> JSONValue {
+    /// `{"account", "query", "items": [books, each with `_pending` when unsent
+    /// writes are applied], "total": how many match, "truncated": items < total}`
+    static func json(_ views: [DocumentView], _ options: Options, account: String, found: LibrarySearch.Found) -> JSONValue {
         // Each item as `lib get` shows a book (DocumentRendering), member for member.
         .object(JSONObject([
             ("account", .string(account)), ("query", .array(options.query.words.map { .string($0) })),
             ("items", .array(views.map(DocumentRendering.jsonValue))),
+            ("total", .integer(Int64(found.total))), ("truncated", .bool(found.truncated)),
         ]))
     }
 }
