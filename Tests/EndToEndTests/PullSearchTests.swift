@@ -146,6 +146,12 @@ import TestSupport
         #expect(device.split(separator: "\n").count == 20_020)
         let changed = try JSONParser.parse(try alice.lib("get", "--offline", "books/g-00002").stdout)
         #expect(changed["author"]?.stringValue == "Changed 2", "\(changed)")
+
+        // A cut list says so: in the JSON, and under the table on a terminal.
+        let cut = try JSONParser.parse(try alice.lib("search", "generated", "--limit", "5").stdout)
+        #expect(cut["items"]?.arrayValue?.count == 5 && cut["total"] == 20_000 && cut["truncated"] == true, "\(cut["total"] ?? .null)")
+        let table = try alice.onTerminal("search generated --limit 5", environment: ["NO_COLOR": "1", "PAGER": "cat"])
+        #expect(table.stdout.contains("5 of 20000 books — use --limit to see more."), "\(table)")
     }
 
     @Test func aDeletionReachesTheDeviceAndPendingWritesStayOnTop() throws {
