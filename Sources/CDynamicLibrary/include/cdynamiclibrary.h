@@ -21,7 +21,7 @@ typedef struct {
 /// DYNAMIC_SYMBOL(table, g_free) resolves "g_free" into table.g_free.
 #define DYNAMIC_SYMBOL(table, function) {#function, (void **)&(table).function}
 
-/// Loads `file` (RTLD_NOW | RTLD_LOCAL: its symbols stay out of the global
+/// Loads `file` (RTLD_LAZY | RTLD_LOCAL: its symbols stay out of the global
 /// namespace) and resolves every symbol into its slot; the symbols of the
 /// libraries it depends on are found too. Returns the handle, never closed
 /// (GLib registers types and starts threads that must outlive any one
