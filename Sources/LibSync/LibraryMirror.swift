@@ -3,9 +3,10 @@ import LibJSON
 import LibStore
 
 /// The account's offline copy of a whole collection (`lib pull`): a full
-/// listing, stored page by page, replaces it, the change feed's pages bring it up to date, and the
-/// feed's cursor is stored in the same transaction as what it covers, so a
-/// pull killed half-way starts again from what was committed. Only the
+/// listing, stored page by page, replaces it, the change feed's pages bring
+/// it up to date, and the listing's place or the feed's cursor is stored in
+/// the same transaction as what it covers, so a pull killed half-way goes on
+/// from what was committed. Only the
 /// cache changes: the outbox's writes stay on top of it (LocalVersion).
 public struct LibraryMirror {
     /// One change from the feed: the book's path, and its document and
@@ -73,10 +74,10 @@ public struct LibraryMirror {
     }
 
     /// One page of a listing, in one transaction with the listing's place:
-    /// the page lists every member with an id after `after` up to its last
-    /// one (`through`, or to the end on the last page), so cached books in
-    /// that range it does not list are gone from the server. Returns how
-    /// many cached books were forgotten.
+    /// the page lists every member with an id after `after` up to `next`
+    /// (the id to list after next; nil on the last page: to the end), so
+    /// cached books in that range it does not list are gone from the
+    /// server. Returns how many cached books were forgotten.
     @discardableResult
     public func storeListed(_ members: [Cache.Copy], after: String?, next: String?, at date: UnixSeconds) throws -> Int {
         try db.write { db in
