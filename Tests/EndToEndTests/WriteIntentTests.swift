@@ -54,11 +54,9 @@ import TestSupport
     }
 
     /// Bob's title, set aside at one logout; his author, set aside at the
-    /// next; alice's copies in between and after: restored together, they
-    /// keep every change.
-    @Test(arguments: ["--merge", "--mine", "--theirs"])
-    func twoLogoutsRestoredTogetherRevertNothing(choice: String) throws {
-        let l = try Library(strictBob: true)
+    /// next; alice's copies in between and after; then bob signs in with
+    /// --restore.
+    func twoLogoutsRestored(_ l: Library) throws -> CommandResult {
         _ = try l.run(l.bob, "edit", "books/b-1", "title=Bob's title")
         _ = try l.run(l.bob, "logout")
         try l.aliceSets("copies:=11")
@@ -67,7 +65,15 @@ import TestSupport
         _ = try l.run(l.bob, "edit", "books/b-1", "author=B-author")
         _ = try l.run(l.bob, "logout")
         try l.aliceSets("copies:=22")
-        let login = try bobSignsIn(l, "--restore")
+        return try bobSignsIn(l, "--restore")
+    }
+
+    /// Restored together under the whole-version rule, and settled with
+    /// each choice, they keep every change.
+    @Test(arguments: ["--merge", "--mine", "--theirs"])
+    func twoLogoutsRestoredTogetherRevertNothing(choice: String) throws {
+        let l = try Library(strictBob: true)
+        let login = try twoLogoutsRestored(l)
         #expect(login.stdout.contains("Restored 2 writes"), "\(login)")
 
         // What the pending writes will send, not the newest write's old whole document.
@@ -92,15 +98,7 @@ import TestSupport
     /// conflict, and every change is kept.
     @Test func twoLogoutsRestoredTogetherMergeWithoutAConflict() throws {
         let l = try Library()
-        _ = try l.run(l.bob, "edit", "books/b-1", "title=Bob's title")
-        _ = try l.run(l.bob, "logout")
-        try l.aliceSets("copies:=11")
-        _ = try bobSignsIn(l, "--no-restore")
-        _ = try l.run(l.bob, "get", "books/b-1")
-        _ = try l.run(l.bob, "edit", "books/b-1", "author=B-author")
-        _ = try l.run(l.bob, "logout")
-        try l.aliceSets("copies:=22")
-        _ = try bobSignsIn(l, "--restore")
+        _ = try twoLogoutsRestored(l)
 
         let push = try l.run(l.bob, "push")
         #expect(push.stdout.contains("books/b-1: merged with alice's change to copies"), "\(push)")
