@@ -64,8 +64,8 @@ public struct CommandContext: Sendable {
         resolvedDirectories = .success(directories)
     }
 
-    /// Whether to colour standard output: only on a terminal, and neither
-    /// with `--no-color` nor with `NO_COLOR` set to anything.
+    /// Whether to colour standard output: only on a terminal (not TERM=dumb),
+    /// and neither with `--no-color` nor with `NO_COLOR` set to anything.
     public var colorsStandardOutput: Bool { allowsColor(on: standardOutput) }
 
     /// Whether to colour standard error, by the same rules.
@@ -85,7 +85,13 @@ public struct CommandContext: Sendable {
         max(globalOptions.verbosity, environment["LIB_DEBUG"].flatMap { Int($0) } ?? 0)
     }
 
+    /// Whether `channel` is a terminal that takes escape sequences (colour,
+    /// a line redrawn in place): not one whose TERM is `dumb`.
+    public func takesEscapes(_ channel: OutputChannel) -> Bool {
+        channel.isTerminal && environment["TERM"] != "dumb"
+    }
+
     private func allowsColor(on channel: OutputChannel) -> Bool {
-        channel.isTerminal && !globalOptions.noColor && (environment["NO_COLOR"] ?? "").isEmpty
+        takesEscapes(channel) && !globalOptions.noColor && (environment["NO_COLOR"] ?? "").isEmpty
     }
 }

@@ -62,6 +62,7 @@ enum ManualSections {
             """),
         Entry(term: "NO_COLOR", text: "When set and not empty, output is never coloured (as with --no-color)."),
         Entry(term: "COLUMNS", text: "The width tables are cut to on a terminal, instead of the width the terminal reports."),
+        Entry(term: "TERM", text: "dumb: no colour, no bold and no progress line redrawn in place (as off a terminal)."),
         Entry(term: "LIB_PAGER, PAGER", text: """
             The pager for long output on a terminal (LIB_PAGER wins); default \
             less, with LESS=FRX when LESS is unset, so output shorter than the \

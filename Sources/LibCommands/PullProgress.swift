@@ -12,7 +12,7 @@ struct PullProgress {
 
     init(_ context: CommandContext, server: String, enabled: Bool = true) {
         channel = context.standardError
-        isEnabled = enabled && context.standardError.isTerminal && !context.globalOptions.quiet && !context.globalOptions.json
+        isEnabled = enabled && context.takesEscapes(context.standardError) && !context.globalOptions.quiet && !context.globalOptions.json
         self.server = server
     }
 

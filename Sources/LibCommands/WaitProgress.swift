@@ -2,20 +2,21 @@ import LibCLI
 
 /// The one line a long wait shows on a terminal ("Waiting for a network
 /// route to HOST — 8 s left"), rewritten in place and cleared when done.
-/// Off a terminal it shows nothing: cron mails whatever is printed.
+/// Off a terminal (or on a TERM=dumb one, which cannot redraw a line) it
+/// shows nothing: cron mails whatever is printed.
 struct WaitProgress {
     let channel: OutputChannel
     let isEnabled: Bool
 
     init(_ context: CommandContext) {
         channel = context.standardError
-        isEnabled = context.standardError.isTerminal && !context.globalOptions.quiet
+        isEnabled = context.takesEscapes(context.standardError) && !context.globalOptions.quiet
     }
 
     /// `enabled: false`: never shows anything (`push --watch` logs lines instead).
     init(_ context: CommandContext, enabled: Bool) {
         channel = context.standardError
-        isEnabled = enabled && context.standardError.isTerminal && !context.globalOptions.quiet
+        isEnabled = enabled && context.takesEscapes(context.standardError) && !context.globalOptions.quiet
     }
 
     /// Rewrites the line; it is cut to the terminal's width (an ellipsis

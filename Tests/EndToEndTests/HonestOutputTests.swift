@@ -71,6 +71,17 @@ import TestSupport
         #expect(!view.stdout.contains("…"), "nothing cut: \(view)")
     }
 
+    /// TERM=dumb: no escape sequence at all (issue 37); another terminal
+    /// gets its colour, so the check can fail.
+    @Test func aDumbTerminalGetsNoEscapeSequence() throws {
+        let lib = try LibHarness()
+        let dumb = try lib.onTerminal("frobnicate", environment: ["TERM": "dumb", "NO_COLOR": ""])
+        #expect(dumb.status == 2 && dumb.stdout.contains("unknown command"), "\(dumb)")
+        #expect(!dumb.stdout.contains("\u{1B}"), "\(dumb.stdout.debugDescription)")
+        let coloured = try lib.onTerminal("frobnicate", environment: ["TERM": "xterm-256color", "NO_COLOR": ""])
+        #expect(coloured.stdout.contains("\u{1B}["), "\(coloured.stdout.debugDescription)")
+    }
+
     @Test(arguments: ["dumb", ""])
     func aTerminalThatCannotPageGetsNoPager(term: String) throws {
         let server = try startDemoServer()

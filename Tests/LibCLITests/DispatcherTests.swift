@@ -66,6 +66,8 @@ func errorsMapToExitCodesInOnePlace(_ error: any Error, _ code: ExitCode, _ stde
     (true, ["NO_COLOR": "1"], false, false),
     (true, ["NO_COLOR": ""], false, true),  // empty counts as unset
     (true, [:], true, false),  // --no-color
+    (true, ["TERM": "dumb"], false, false),  // a terminal that takes no escapes
+    (true, ["TERM": "xterm-256color"], false, true),
 ])
 func colourOnlyOnATerminalWithoutNoColor(_ terminal: Bool, _ environment: [String: String], _ noColorFlag: Bool, _ expected: Bool) {
     let context = CommandContext(
