@@ -88,9 +88,8 @@ public struct LibraryMirror {
             // the id it says to list after next.
             let high = next.map { prefix + $0 } ?? prefix + "\u{10FFFF}"
             let listed = Set(members.map(\.path))
-            let inRange = try db.query(
-                "SELECT path FROM documents WHERE path > ?1 AND path <= ?2 AND path >= ?3 AND path < ?4",
-                [.text(low), .text(high), .text(prefix), .text(prefix + "\u{10FFFF}")]).compactMap { $0[0].text }
+            let inRange = try db.query("SELECT path FROM documents WHERE path > ?1 AND path <= ?2",
+                                       [.text(low), .text(high)]).compactMap { $0[0].text }
             let gone = inRange.filter { !listed.contains($0) }
             try cache.forget(gone)
             try cache.save(members, at: date)

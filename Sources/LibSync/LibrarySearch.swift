@@ -68,9 +68,10 @@ public struct LibrarySearch {
                 local[path] = LocalVersion(path: path, cached: try cache.document(at: path)?.json, writes: items)
             }
             // Their cached copies were counted; their local versions count instead.
-            let written = Set(writes.keys)
-            total -= try db.query("SELECT path FROM library_index WHERE library_index MATCH ?1", [.text(query.match)])
-                .filter { $0[0].text.map(written.contains) ?? false }.count
+            let written = JSONValue.array(writes.keys.map { .string($0) }).serialized()
+            total -= Int(try db.scalar("""
+                SELECT count(*) FROM library_index WHERE library_index MATCH ?1 AND path IN (SELECT value FROM json_each(?2))
+                """, [.text(query.match), .text(written)])?.integer ?? 0)
             let found = try searchLocalVersions(local.values.filter { $0.document != nil }, query)
             total += found.count
             for hit in found { hits[hit.path] = (local[hit.path]?.document?["title"]?.stringValue, hit.score) }

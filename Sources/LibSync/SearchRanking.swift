@@ -26,8 +26,6 @@ struct SearchRanking {
             if a.title != b.title { return a.title < b.title }
             return SearchRanking.naturallyBefore(a.path, b.path)
         }
-
-        static func == (a: Key, b: Key) -> Bool { a.path == b.path }
     }
 
     /// `score`: bm25 with `columnWeights` (lower is better).
