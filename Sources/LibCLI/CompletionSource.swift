@@ -8,10 +8,13 @@ public protocol CompletionSource: Sendable {
     func resourcePaths(startingWith prefix: String, context: CommandContext) -> [String]
     /// `FIELD=` and `FIELD:=` for each field a book may have, that start with `prefix`.
     func fieldAssignments(startingWith prefix: String, context: CommandContext) -> [String]
+    /// The signed-in accounts' names that start with `prefix`, in the index's order.
+    func accountNames(startingWith prefix: String, context: CommandContext) -> [String]
 }
 
 extension CompletionSource {
     public func fieldAssignments(startingWith prefix: String, context: CommandContext) -> [String] { [] }
+    public func accountNames(startingWith prefix: String, context: CommandContext) -> [String] { [] }
 }
 
 /// Offers no resource paths.

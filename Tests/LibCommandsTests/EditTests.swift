@@ -44,9 +44,6 @@ import Testing
     machine.server.on("GET", "/v1/schemas/book") { _ throws(TransportFailure) in
         throw TransportFailure(kind: .connectionRefused, endpoint: origin)
     }
-    machine.server.on("GET", "/v1/books/b-7") { _ throws(TransportFailure) in
-        throw TransportFailure(kind: .connectionRefused, endpoint: origin)
-    }
     let run = machine.lib("edit", "books/b-7", "copies:=4")
     #expect(run.exitCode == .temporaryFailure, "\(run)")
     #expect(run.stderr.contains("books/b-7 is not on this device yet and couldn't be fetched"), "\(run)")
