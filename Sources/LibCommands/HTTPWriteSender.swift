@@ -82,7 +82,7 @@ struct HTTPWriteSender: WriteSender {
     }
 
     mutating func send(batch items: [OutboxItem]) -> [(WriteOutcome, PushStop?)] {
-        guard let limits = capabilities?.batchWrites else { return sendOneByOne(items) }
+        guard let limits = capabilities?.batchWrites else { return sendEach(items) }
         var results: [(WriteOutcome, PushStop?)] = []
         var group: [(OutboxItem, BatchWriteItem)] = []
         var groupBytes = 0
@@ -127,7 +127,7 @@ struct HTTPWriteSender: WriteSender {
         case .notSupported:
             memory.forget()
             capabilities = .v1Only
-            return sendOneByOne(group.map(\.0))
+            return sendEach(group.map(\.0))
         case .failed(let answer):
             if case .temporary(let failure) = answer, case .answerTooLarge = failure.kind, group.count > 1 {
                 largest = max(1, group.count / 2)
@@ -143,16 +143,6 @@ struct HTTPWriteSender: WriteSender {
             let shared = outcome(of: answer)
             return group.map { _ in shared }
         }
-    }
-
-    private mutating func sendOneByOne(_ items: [OutboxItem]) -> [(WriteOutcome, PushStop?)] {
-        var results: [(WriteOutcome, PushStop?)] = []
-        for item in items {
-            let result = send(item)
-            results.append(result)
-            if result.0.stopsThePass { break }
-        }
-        return results
     }
 
     func send(_ item: OutboxItem) -> (WriteOutcome, PushStop?) {

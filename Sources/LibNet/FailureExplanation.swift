@@ -42,18 +42,15 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
         var message: String
         var exitCode = ExitCode.temporaryFailure
         let proxy = failure.proxy
-        // The proxy's name for the cases guarded by `proxy != nil`.
-        let proxyName = proxy.map { "\($0)" } ?? "the proxy"
+        // A connection that failed is the proxy's when one is in effect (the server was not tried).
+        let unreached = proxy.map { "\($0)" } ?? server
         switch failure.kind {
         case _ where offline:
             reason = .offline
             message = "You're offline (no network route to \(host))."
-        case .noRoute where proxy != nil:
-            reason = .proxyNoRoute
-            message = "Couldn't reach \(proxyName): no network route to it."
         case .noRoute:
-            reason = .noRoute
-            message = "Couldn't reach \(server): no network route to that host."
+            reason = proxy == nil ? .noRoute : .proxyNoRoute
+            message = "Couldn't reach \(unreached): no network route to \(proxy == nil ? "that host" : "it")."
         case .dnsFailure:
             reason = .dns
             message = "Couldn't resolve \(host)."
@@ -61,18 +58,13 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
             reason = .dnsProxy
             message = proxy.map { "Couldn't resolve the name of \($0)." }
                 ?? "Couldn't resolve the proxy set in the environment (https_proxy, http_proxy or all_proxy)."
-        case .connectionRefused where proxy != nil:
-            reason = .proxyRefused
-            message = "Couldn't reach \(proxyName): connection refused — the proxy may be down (the server was not tried)."
         case .connectionRefused:
-            reason = .connectionRefused
-            message = "Couldn't reach \(server): connection refused — the server may be down."
-        case .connectTimeout where proxy != nil:
-            reason = .proxyConnectTimeout
-            message = "Couldn't reach \(proxyName): timed out after \(Self.seconds(failure.timeout))."
+            reason = proxy == nil ? .connectionRefused : .proxyRefused
+            let who = proxy == nil ? "the server may be down" : "the proxy may be down (the server was not tried)"
+            message = "Couldn't reach \(unreached): connection refused — \(who)."
         case .connectTimeout:
-            reason = .connectTimeout
-            message = "Couldn't reach \(server): timed out after \(Self.seconds(failure.timeout))."
+            reason = proxy == nil ? .connectTimeout : .proxyConnectTimeout
+            message = "Couldn't reach \(unreached): timed out after \(Self.seconds(failure.timeout))."
         case .responseTimeout:
             reason = .responseTimeout
             let through = proxy.map { " (through \($0))" } ?? ""
