@@ -78,7 +78,7 @@ enum BookStore {
     /// Writes a new version (a document, or nil to delete), records who wrote
     /// it, and puts it at the head of the change feed (`ChangeLog`), where
     /// deletions are kept `changeRetention` seconds.
-    static func write(_ id: String, document: JSONObject?, by userID: String,
+    static func write(_ id: String, document: JSONObject?, by userID: String, at now: Double,
                       changeRetention: TimeInterval = ChangeLog.defaultRetention, in db: any SQLConnection) throws -> BookRecord {
         let previous = try record(id, in: db)
         let version = (previous?.version ?? 0) + 1
@@ -89,9 +89,9 @@ enum BookStore {
             ON CONFLICT (id) DO UPDATE SET version = excluded.version, etag = excluded.etag, document = excluded.document
             """, [.text(id), .integer(version), .text(etag), SQLValue(text)])
         try db.run("INSERT INTO history (book_id, version, etag, updated_by, at, document) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                   [.text(id), .integer(version), .text(etag), .text(userID), .text(Timestamp.now()), SQLValue(text)])
+                   [.text(id), .integer(version), .text(etag), .text(userID), .text(Timestamp.string(from: Date(timeIntervalSince1970: now))), SQLValue(text)])
         // Last, so that the feed's lock is held for as short a time as can be.
-        try ChangeLog.record(id, deleted: document == nil, retention: changeRetention, in: db)
+        try ChangeLog.record(id, deleted: document == nil, at: now, retention: changeRetention, in: db)
         return BookRecord(id: id, version: version, etag: etag, document: document)
     }
 
@@ -130,8 +130,6 @@ enum BookStore {
 
 /// RFC 3339 timestamps in UTC, as the history shows them.
 enum Timestamp {
-    static func now() -> String { string(from: Date()) }
-
     static func string(from date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970)
         var parts = tm()

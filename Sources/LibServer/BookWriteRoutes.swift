@@ -40,7 +40,7 @@ extension LibraryService {
 
         let requestHash = IdempotencyLedger.requestHash(method: request.method, path: request.path, body: request.body)
         let claim: String
-        switch try store.write({ try IdempotencyLedger.claim(user: user.id, key: key, requestHash: requestHash, in: $0) }) {
+        switch try store.write({ try IdempotencyLedger.claim(user: user.id, key: key, requestHash: requestHash, at: clock.now(), in: $0) }) {
         case .claimed(let id): claim = id
         case .replay(let answer): return .respond(Self.response(for: answer, replayed: true))
         case .keyReusedWithAnotherRequest: throw ProblemError(Self.keyReused)
@@ -64,8 +64,8 @@ extension LibraryService {
             // Past its lease the claim may have been taken over: then the other write decides.
             guard try IdempotencyLedger.holds(claim, user: user.id, key: key, in: db) else { return nil }
             let answer = try Self.apply(request.method, id: id, document: document, conditions: conditions, by: user,
-                                        hash: requestHash, changeRetention: changeRetention, in: db)
-            try IdempotencyLedger.prune(in: db)
+                                        hash: requestHash, at: clock.now(), changeRetention: changeRetention, in: db)
+            try IdempotencyLedger.prune(at: clock.now(), in: db)
             try IdempotencyLedger.record(claim, user: user.id, key: key, answer: answer, in: db)
             if case .holdBeforeCommit(let ms)? = faults.fire(.beforeCommit, for: request)?.action { usleep(useconds_t(ms) * 1000) }
             return answer
@@ -90,7 +90,8 @@ extension LibraryService {
     /// will replay. Deleting what is not there is a 404 before any
     /// precondition: there is no resource to hold a condition against.
     private static func apply(_ method: String, id: String, document: JSONObject?, conditions: Preconditions, by user: User,
-                              hash: String, changeRetention: TimeInterval, in db: any SQLConnection) throws -> RecordedAnswer {
+                              hash: String, at now: Double, changeRetention: TimeInterval,
+                              in db: any SQLConnection) throws -> RecordedAnswer {
         let current = try BookStore.record(id, in: db)
         let live = current?.exists == true ? current : nil
         if document == nil && live == nil {
@@ -104,7 +105,7 @@ extension LibraryService {
                              ("current_etag", live.map { .string($0.etag) } ?? .null)]
             return RecordedAnswer(requestHash: hash, status: 412, etag: live?.etag, body: problem.json.utf8Bytes)
         }
-        let written = try BookStore.write(id, document: document, by: user.id, changeRetention: changeRetention, in: db)
+        let written = try BookStore.write(id, document: document, by: user.id, at: now, changeRetention: changeRetention, in: db)
         guard let document else { return RecordedAnswer(requestHash: hash, status: 204, etag: nil, body: []) }
         return RecordedAnswer(requestHash: hash, status: live == nil ? 201 : 200, etag: written.etag,
                               body: JSONValue.object(document).utf8Bytes)

@@ -51,9 +51,8 @@ enum ChangeLog {
     /// Records that book `id` changed (in the caller's write transaction,
     /// after the book's row was written), and prunes tombstones older than
     /// `retention`.
-    static func record(_ id: String, deleted: Bool, retention: TimeInterval, in db: any SQLConnection) throws {
+    static func record(_ id: String, deleted: Bool, at now: Double, retention: TimeInterval, in db: any SQLConnection) throws {
         try db.lock(lockName)
-        let now = Date().timeIntervalSince1970
         try db.run("DELETE FROM changes WHERE book_id = ?1", [.text(id)])
         try db.run("INSERT INTO changes (book_id, deleted, at) VALUES (?1, ?2, ?3)",
                    [.text(id), .integer(deleted ? 1 : 0), .real(now)])

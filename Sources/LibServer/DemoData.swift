@@ -37,7 +37,7 @@ enum DemoData {
     static func install(in store: ServerStore) throws {
         for (name, role) in users {
             if try store.read({ try UserDirectory.userExists(name, in: $0) }) { continue }
-            _ = try UserDirectory.addUserIfMissing(name, password: "\(name)-demo", role: role, in: store)
+            _ = try UserDirectory.addUserIfMissing(name, password: "\(name)-demo", role: role, at: ServerClock.system.now(), in: store)
         }
         try store.write { db in
             try db.lock("demo-books")
@@ -49,7 +49,7 @@ enum DemoData {
                     ("year", .integer(book.year)), ("copies", .integer(Int64(i % 4 + 1))),
                     ("tags", .array(book.tags.map { .string($0) })),
                 ])
-                _ = try BookStore.write(id, document: document, by: "demo", in: db)
+                _ = try BookStore.write(id, document: document, by: "demo", at: ServerClock.system.now(), in: db)
             }
         }
     }

@@ -33,8 +33,7 @@ enum IdempotencyLedger {
 
     /// Claims the key for a request, unless it has an answer or a live claim.
     /// Runs in its own write transaction.
-    static func claim(user: String, key: String, requestHash: String, in db: any SQLConnection) throws -> Claim {
-        let now = Date().timeIntervalSince1970
+    static func claim(user: String, key: String, requestHash: String, at now: Double, in db: any SQLConnection) throws -> Claim {
         let claim = Crypto.randomHex(bytes: 8)
         let inserted = try db.run("""
             INSERT INTO idempotency (user_id, key, request_hash, status, etag, body, created_at, claim, lease_until)
@@ -85,8 +84,8 @@ enum IdempotencyLedger {
     }
 
     /// Forgets answers past their retention (in a write transaction, once per request).
-    static func prune(in db: any SQLConnection) throws {
-        try db.run("DELETE FROM idempotency WHERE created_at < ?1 AND status <> 0", [.real(Date().timeIntervalSince1970 - retention)])
+    static func prune(at now: Double, in db: any SQLConnection) throws {
+        try db.run("DELETE FROM idempotency WHERE created_at < ?1 AND status <> 0", [.real(now - retention)])
     }
 
     /// Gives the key back after a write failed without an outcome, so that a

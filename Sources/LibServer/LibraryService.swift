@@ -1,4 +1,5 @@
 import Foundation
+import LibBase
 import LibBookSchema
 import LibHTTPServer
 import LibJSON
@@ -20,7 +21,9 @@ public final class LibraryService: Sendable {
     let failureLog: @Sendable (String) -> Void
     /// Without --verbose, no per-request line is even formatted.
     let logsRequests: Bool
-    let loginThrottle = LoginThrottle()
+    let loginThrottle: LoginThrottle
+    /// The time every record is dated with.
+    let clock: ServerClock
     /// How long a token works after its sign-in, in seconds.
     let sessionLifetime: TimeInterval
     public static let defaultSessionLifetime: TimeInterval = 30 * 24 * 3600
@@ -33,8 +36,10 @@ public final class LibraryService: Sendable {
     public init(store: ServerStore, faults: [FaultRule] = [], allowsFaultControl: Bool = false,
                 bookSchema: BookSchema = BuiltInBookSchema.schema, sessionLifetime: TimeInterval = defaultSessionLifetime,
                 changeRetention: TimeInterval = defaultChangeRetention, batchLimits: WriteBatchLimits = WriteBatchLimits(),
-                speaksV2: Bool = true,
+                speaksV2: Bool = true, clock: ServerClock = .system,
                 log: (@Sendable (String) -> Void)? = nil) {
+        self.clock = clock
+        loginThrottle = LoginThrottle(now: clock.now)
         self.sessionLifetime = sessionLifetime
         self.batchLimits = batchLimits
         self.changeRetention = changeRetention
@@ -50,10 +55,10 @@ public final class LibraryService: Sendable {
 
     public func handle(_ request: HTTPRequest) -> HTTPReply {
         guard logsRequests else { return route(request) }
-        let started = Date()
+        let started = MonotonicClock.now()
         let reply = route(request)
         if case .respond(let response) = reply {
-            log("\(request.method) \(request.target) \(response.status) \(Int(Date().timeIntervalSince(started) * 1000))ms")
+            log("\(request.method) \(request.target) \(response.status) \(Int((MonotonicClock.now() - started) * 1000))ms")
         }
         return reply
     }
@@ -153,7 +158,7 @@ public final class LibraryService: Sendable {
 
     private func standing(of request: HTTPRequest) throws -> UserDirectory.TokenStanding {
         guard let token = Self.bearerToken(request) else { return .unknown }
-        return try store.read { try UserDirectory.standing(ofToken: token, lifetime: sessionLifetime, in: $0) }
+        return try store.read { try UserDirectory.standing(ofToken: token, lifetime: sessionLifetime, at: clock.now(), in: $0) }
     }
 
     private func withUser(_ request: HTTPRequest, _ body: (User) throws -> HTTPResponse) throws -> HTTPResponse {

@@ -29,7 +29,7 @@ final class LoginThrottle: Sendable {
     private let records = Mutex<[String: Record]>([:])
     private let now: @Sendable () -> TimeInterval
 
-    init(now: @escaping @Sendable () -> TimeInterval = { Date().timeIntervalSince1970 }) {
+    init(now: @escaping @Sendable () -> TimeInterval) {
         self.now = now
     }
 

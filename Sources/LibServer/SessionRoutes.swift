@@ -26,14 +26,14 @@ extension LibraryService {
             return Problem.unauthorized("Wrong user name or password").response
         }
         loginThrottle.recordSuccess(username: username, peer: request.peerAddress)
-        let token = try store.write { try UserDirectory.startSession(for: user, in: $0) }
+        let token = try store.write { try UserDirectory.startSession(for: user, at: clock.now(), in: $0) }
         return .json(201, ["token": .string(token), "account": user.json])
     }
 
     /// `DELETE /v1/sessions/current`: the token stops working at once.
     func logout(_ request: HTTPRequest, _ user: User) throws -> HTTPResponse {
         if let token = Self.bearerToken(request) {
-            try store.write { try UserDirectory.revokeSession(token: token, in: $0) }
+            try store.write { try UserDirectory.revokeSession(token: token, at: clock.now(), in: $0) }
         }
         return HTTPResponse(status: 204)
     }

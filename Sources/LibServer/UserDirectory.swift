@@ -23,7 +23,7 @@ enum UserDirectory {
     /// user re-created under the same name is a different identity.
     @discardableResult
     static func addUser(_ name: String, password: String, role: Role, in store: ServerStore) throws -> User {
-        guard let user = try addUserIfMissing(name, password: password, role: role, in: store) else {
+        guard let user = try addUserIfMissing(name, password: password, role: role, at: ServerClock.system.now(), in: store) else {
             throw AddUserError.exists(name)
         }
         return user
@@ -31,7 +31,7 @@ enum UserDirectory {
 
     /// Adds the user unless one of that name exists (also when another
     /// server adds it at the same moment); nil when it existed.
-    static func addUserIfMissing(_ name: String, password: String, role: Role, in store: ServerStore) throws -> User? {
+    static func addUserIfMissing(_ name: String, password: String, role: Role, at now: Double, in store: ServerStore) throws -> User? {
         guard UserName.isValid(name) else { throw AddUserError.invalidName(name) }
         guard let hash = Crypto.hashPassword(password) else { throw AddUserError.passwordHashFailed }
         let user = User(id: "u-" + Crypto.randomHex(bytes: 6), username: name, role: role)
@@ -39,7 +39,7 @@ enum UserDirectory {
             try db.run("""
                 INSERT INTO users (id, username, role, password_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
                 ON CONFLICT (username) DO NOTHING
-                """, [.text(user.id), .text(name), .text(role.rawValue), .text(hash), .real(Date().timeIntervalSince1970)])
+                """, [.text(user.id), .text(name), .text(role.rawValue), .text(hash), .real(now)])
         }
         return added == 1 ? user : nil
     }
@@ -57,10 +57,10 @@ enum UserDirectory {
     }
 
     /// Makes a session for the user; returns the token, shown only this once.
-    static func startSession(for user: User, in db: any SQLConnection) throws -> String {
+    static func startSession(for user: User, at now: Double, in db: any SQLConnection) throws -> String {
         let token = "lbt_" + Crypto.randomHex(bytes: 32)
         try db.run("INSERT INTO sessions (token_hash, user_id, created_at) VALUES (?1, ?2, ?3)",
-                   [.text(Crypto.sha256Hex(Array(token.utf8))), .text(user.id), .real(Date().timeIntervalSince1970)])
+                   [.text(Crypto.sha256Hex(Array(token.utf8))), .text(user.id), .real(now)])
         return token
     }
 
@@ -75,19 +75,19 @@ enum UserDirectory {
 
     /// The user a live token belongs to: one started within `lifetime`
     /// seconds and not revoked.
-    static func standing(ofToken token: String, lifetime: TimeInterval, in db: any SQLConnection) throws -> TokenStanding {
+    static func standing(ofToken token: String, lifetime: TimeInterval, at now: Double, in db: any SQLConnection) throws -> TokenStanding {
         let rows = try db.query("""
             SELECT u.id, u.username, u.role, s.created_at FROM sessions s JOIN users u ON u.id = s.user_id
             WHERE s.token_hash = ?1 AND s.revoked_at IS NULL
             """, [.text(Crypto.sha256Hex(Array(token.utf8)))])
         guard let row = rows.first, let user = user(from: row) else { return .unknown }
         let started = row["created_at"].real ?? row["created_at"].integer.map(Double.init) ?? 0
-        return Date().timeIntervalSince1970 - started > lifetime ? .expired : .signedIn(user)
+        return now - started > lifetime ? .expired : .signedIn(user)
     }
 
-    static func revokeSession(token: String, in db: any SQLConnection) throws {
+    static func revokeSession(token: String, at now: Double, in db: any SQLConnection) throws {
         try db.run("UPDATE sessions SET revoked_at = ?2 WHERE token_hash = ?1 AND revoked_at IS NULL",
-                   [.text(Crypto.sha256Hex(Array(token.utf8))), .real(Date().timeIntervalSince1970)])
+                   [.text(Crypto.sha256Hex(Array(token.utf8))), .real(now)])
     }
 
     private static func user(from row: Row) -> User? {

@@ -53,7 +53,7 @@ extension LibraryService {
         default: break
         }
         try store.write { db in
-            try IdempotencyLedger.prune(in: db)
+            try IdempotencyLedger.prune(at: clock.now(), in: db)
             // Every book of the batch locked first, in one order, so that
             // two batches never wait for each other in a cycle.
             for id in Set(items.map(\.id)).sorted() { try db.lock("book " + id) }
@@ -73,7 +73,7 @@ extension LibraryService {
     /// One item, in the batch's transaction: its recorded result when its
     /// key has one, else applied now and recorded with its outcome.
     private func settle(_ item: BatchItem, by user: User, in db: any SQLConnection) throws -> BatchResult {
-        switch try IdempotencyLedger.claim(user: user.id, key: item.key, requestHash: item.requestHash, in: db) {
+        switch try IdempotencyLedger.claim(user: user.id, key: item.key, requestHash: item.requestHash, at: clock.now(), in: db) {
         case .replay(let answer):
             return BatchResult(key: item.key, recorded: answer, replayed: true)
         case .keyReusedWithAnotherRequest:
@@ -114,7 +114,7 @@ extension LibraryService {
                                             body: BatchResult.body(problem: problem, beside: current)))
         }
         func written(_ document: JSONObject?, status: Int, merged: MergeNote? = nil) throws -> ItemOutcome {
-            let record = try BookStore.write(item.id, document: document, by: user.id, changeRetention: changeRetention, in: db)
+            let record = try BookStore.write(item.id, document: document, by: user.id, at: clock.now(), changeRetention: changeRetention, in: db)
             return .recorded(RecordedAnswer(requestHash: hash, status: status, etag: document == nil ? nil : record.etag,
                                             body: BatchResult.body(document: document, merged: merged)))
         }

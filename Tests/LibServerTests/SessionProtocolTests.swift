@@ -21,21 +21,6 @@ import TestSupport
         #expect(me.json?["username"] == "alice")
     }
 
-    /// `--session-lifetime SECONDS`: a token older than that is a 401 that
-    /// says the session expired; a new sign-in works at once (issue 23).
-    @Test func aTokenOlderThanTheSessionLifetimeIsRefused() throws {
-        let demo = try DemoServer(extraArguments: ["--session-lifetime", "1"])
-        let alice = try demo.signIn("alice")
-        #expect(try alice.get("/v1/me").status == 200)
-        usleep(1_600_000)
-        let expired = try alice.get("/v1/me")
-        #expect(expired.status == 401)
-        #expect(expired.problemDetail == "The session expired (sessions last 1 s): sign in again")
-        let write = try alice.put("b-7", #"{"title":"Late"}"#, ifMatch: "\"x\"")
-        #expect(write.status == 401)
-        #expect(try demo.signIn("alice").get("/v1/me").status == 200)
-    }
-
     @Test func wrongPasswordAndUnknownUserAre401() throws {
         let demo = try DemoServer()
         let client = try demo.client()

@@ -1,0 +1,95 @@
+import Foundation
+import LibHTTPServer
+import LibJSON
+@testable import LibServer
+import Synchronization
+import Testing
+import TestSupport
+
+/// lib-server dates sessions, writes and the history with its clock: a
+/// test moves the clock on instead of sleeping.
+@Suite struct ServerClockTests {
+    final class MovableClock: Sendable {
+        private let seconds = Mutex(1_800_000_000.0)
+        var now: Double { seconds.withLock { $0 } }
+        func advance(by delta: Double) { seconds.withLock { $0 += delta } }
+        var serverClock: ServerClock { ServerClock { [self] in now } }
+    }
+
+    let directory: TemporaryDirectory
+    let clock = MovableClock()
+    let service: LibraryService
+
+    init() throws {
+        directory = try TemporaryDirectory("server-clock")
+        let store = try ServerDatabase.open(directory.file("server.sqlite"))
+        try DemoData.install(in: store)
+        service = LibraryService(store: store, sessionLifetime: 3600, changeRetention: 600, clock: clock.serverClock)
+    }
+
+    func send(_ method: String, _ path: String, token: String? = nil, headers: [(String, String)] = [], body: String = "") throws -> HTTPResponse {
+        var fields = HTTPHeaders(headers)
+        if let token { fields.add("Authorization", "Bearer \(token)") }
+        if !body.isEmpty { fields.add("Content-Type", "application/json") }
+        let parts = path.split(separator: "?", maxSplits: 1)
+        var query: [String: String] = [:]
+        for pair in parts.dropFirst().first?.split(separator: "&") ?? [] {
+            let field = pair.split(separator: "=", maxSplits: 1)
+            query[String(field[0])] = field.count > 1 ? String(field[1]) : ""
+        }
+        let request = HTTPRequest(method: method, target: path, path: String(parts[0]), query: query, headers: fields,
+                                  body: Array(body.utf8), remoteAddress: "127.0.0.1:40000")
+        guard case .respond(let response) = service.handle(request) else { throw RouteTestFailure.noResponse }
+        return response
+    }
+
+    func signIn() throws -> String {
+        let answer = try send("POST", "/v1/sessions", body: #"{"username":"alice","password":"alice-demo"}"#)
+        return try #require(try JSONParser.parse(answer.body)["token"]?.stringValue)
+    }
+
+    @Test func aSessionExpiresWhenTheClockPassesItsLifetime() throws {
+        let token = try signIn()
+        clock.advance(by: 3599)
+        #expect(try send("GET", "/v1/me", token: token).status == 200)
+        clock.advance(by: 2)
+        let expired = try send("GET", "/v1/me", token: token)
+        #expect(expired.status == 401)
+        #expect(try JSONParser.parse(expired.body)["detail"]?.stringValue == "The session expired (sessions last 3600 s): sign in again")
+    }
+
+    @Test func aWriteIsDatedInTheHistoryByTheClock() throws {
+        let token = try signIn()
+        let book = try send("GET", "/v1/books/b-7", token: token)
+        let etag = try #require(book.headers["ETag"])
+        clock.advance(by: 1800)
+        let put = try send("PUT", "/v1/books/b-7", token: token, headers: [("If-Match", etag), ("Idempotency-Key", "k-1")],
+                           body: #"{"id":"b-7","title":"Dune","author":"Frank Herbert","year":1965,"copies":4}"#)
+        #expect(put.status == 200)
+        let history = try JSONParser.parse(try send("GET", "/v1/books/b-7/history", token: token).body)
+        #expect(history["items"]?.arrayValue?.last?["at"]?.stringValue == Timestamp.string(from: Date(timeIntervalSince1970: clock.now)))
+    }
+
+    @Test func aDeletionOlderThanTheRetentionIsPrunedAndACursorFromBeforeItIsGone() throws {
+        let token = try signIn()
+        let cursor = { (since: String?) throws -> (status: Int, next: String?) in
+            let answer = try send("GET", "/v1/changes" + (since.map { "?since=" + $0 } ?? ""), token: token)
+            return (answer.status, try? JSONParser.parse(answer.body)["next"]?.stringValue)
+        }
+        let before = try #require(try cursor(nil).next)
+        let b3 = try #require(try send("GET", "/v1/books/b-3", token: token).headers["ETag"])
+        #expect(try send("DELETE", "/v1/books/b-3", token: token, headers: [("If-Match", b3), ("Idempotency-Key", "d-1")]).status == 204)
+        let b4 = try #require(try send("GET", "/v1/books/b-4", token: token).headers["ETag"])
+        let write = { (key: String, etag: String) throws -> Int in
+            try send("PUT", "/v1/books/b-4", token: token, headers: [("If-Match", etag), ("Idempotency-Key", key)],
+                     body: #"{"id":"b-4","title":"Four"}"#).status
+        }
+        clock.advance(by: 599)
+        #expect(try write("p-1", b4) == 200, "a write within the retention prunes nothing")
+        #expect(try cursor(before).status == 200)
+        clock.advance(by: 2)
+        let b4again = try #require(try send("GET", "/v1/books/b-4", token: token).headers["ETag"])
+        #expect(try write("p-2", b4again) == 200, "this write prunes the deletion, now 601 s old")
+        #expect(try cursor(before).status == 410)
+    }
+}
