@@ -102,7 +102,7 @@ public struct BatchWriter {
     public func answer(_ response: HTTPResponse, to items: [BatchWriteItem]) -> BatchAnswer {
         switch response.status {
         case 200:
-            guard response.mediaType == "application/json", let results = response.json?["results"]?.arrayValue else {
+            guard response.mediaType == MediaType.json, let results = response.json?["results"]?.arrayValue else {
                 return notTheServers(response.seen + " where a batch's results were expected")
             }
             guard results.count == items.count else {

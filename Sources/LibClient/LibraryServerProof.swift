@@ -22,7 +22,7 @@ public enum LibraryServerProof {
     /// A book in a 200 or 201: `application/json` with an ETag, and a valid
     /// book whose `id` is the path's.
     public static func doubtAboutBook(_ response: HTTPResponse, id: String, rules: BookRules) -> String? {
-        guard response.mediaType == "application/json" else { return "\(response.seen) where a book was expected" }
+        guard response.mediaType == MediaType.json else { return "\(response.seen) where a book was expected" }
         guard let etag = response.headers["ETag"], !etag.isEmpty else { return "\(response.status) JSON without an ETag" }
         return ServedBook.problem(in: response.body, id: id, rules: rules).map { "\(response.status) with \($0)" }
     }
@@ -113,7 +113,7 @@ public enum LibraryServerProof {
 
     /// The body of an `application/json` answer, which must be a JSON object.
     private static func jsonObject(_ response: HTTPResponse, expected: String) throws(Doubt) -> JSONObject {
-        guard response.mediaType == "application/json" else { throw Doubt("\(response.seen) where \(expected) was expected") }
+        guard response.mediaType == MediaType.json else { throw Doubt("\(response.seen) where \(expected) was expected") }
         guard let value = response.json else { throw Doubt("200 with cut or invalid JSON") }
         guard let object = value.objectValue else { throw Doubt("200 with JSON that is not \(expected)") }
         return object

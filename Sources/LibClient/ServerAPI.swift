@@ -26,12 +26,12 @@ public struct ServerAPI {
     public func send(_ method: String, _ target: String, headers: [(String, String)] = [], json: JSONValue? = nil,
               timeout: Double? = nil) throws(TransportFailure) -> HTTPResponse {
         var fields = HTTPHeaders()
-        fields.add("Accept", "application/json")
+        fields.add("Accept", MediaType.json)
         if let token { fields.add("Authorization", "Bearer \(token)") }
         for (name, value) in headers { fields.add(name, value) }
         var body: [UInt8] = []
         if let json {
-            fields.add("Content-Type", "application/json")
+            fields.add("Content-Type", MediaType.json)
             body = json.utf8Bytes
         }
         var limit = timeout
@@ -67,10 +67,7 @@ public struct ServerAPI {
 extension HTTPResponse {
     public var json: JSONValue? { try? JSONParser.parse(body) }
 
-    public var isJSON: Bool {
-        guard let media = mediaType else { return false }
-        return media == "application/json" || media.hasSuffix("+json")
-    }
+    public var isJSON: Bool { MediaType.isJSON(mediaType) }
 
     /// "200 text/html", "204 without a content type": what an answer was, for
     /// saying what came instead of the library server's.

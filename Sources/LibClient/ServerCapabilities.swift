@@ -54,7 +54,7 @@ public struct ServerCapabilities: Sendable, Equatable {
         }
         switch response.status {
         case 200:
-            guard response.mediaType == "application/json", let answer = response.json,
+            guard response.mediaType == MediaType.json, let answer = response.json,
                   let protocols = answer["protocols"]?.arrayValue?.compactMap(\.stringValue) else {
                 return .failure(TransportFailure(kind: .notFromLibraryServer(seen: response.seen), endpoint: api.endpoint,
                                                  proxy: response.proxy))

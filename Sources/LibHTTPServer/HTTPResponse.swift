@@ -15,7 +15,7 @@ public struct HTTPResponse: Sendable {
     /// the standard title for `status`, and `detail`.
     public static func problem(status: Int, detail: String, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
         var headers = headers
-        headers.set("Content-Type", "application/problem+json")
+        headers.set("Content-Type", MediaType.problemJSON)
         return HTTPResponse(status: status, headers: headers, body: ProblemBody.json(status: status, detail: detail))
     }
 }

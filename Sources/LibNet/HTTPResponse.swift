@@ -28,14 +28,12 @@ public struct HTTPResponse: Sendable, Equatable, CustomStringConvertible {
     /// Whether the body is an RFC 9457 problem (`application/problem+json`),
     /// the only kind of error the library server sends.
     public var isProblemJSON: Bool {
-        mediaType == "application/problem+json"
+        mediaType == MediaType.problemJSON
     }
 
     /// The Content-Type's media type, lowercased, without parameters; nil without one.
     public var mediaType: String? {
-        guard let value = headers["Content-Type"] else { return nil }
-        let media = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        return media.trimmingSpacesAndTabs().lowercased()
+        headers["Content-Type"].map { MediaType.of(contentType: $0) }
     }
 
     /// The status and headers (credentials redacted), and the body's size.

@@ -13,13 +13,12 @@ extension LibraryService {
         case .notModified:
             return HTTPResponse(status: 304, headers: HTTPHeaders([("ETag", book.etag)]))
         case .failed(let field):
-            var problem = Problem(status: 412, title: "Precondition Failed",
-                                  detail: "\(field) does not match book '\(id)' (its current version is \(book.etag))")
+            var problem = Problem(status: 412, detail: "\(field) does not match book '\(id)' (its current version is \(book.etag))")
             problem.headers = [("ETag", book.etag)]
             return problem.response
         case .proceed:
             // Stored as LibJSON serialized it: sent as it is, without parsing it again.
-            return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json"), ("ETag", book.etag)]),
+            return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", MediaType.json), ("ETag", book.etag)]),
                                 body: Array(book.json.utf8))
         }
     }
@@ -62,7 +61,7 @@ extension LibraryService {
             body += #","total":"# + String(try store.read { try BookStore.liveCount(in: $0) })
         }
         body += "}"
-        return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array(body.utf8))
+        return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", MediaType.json)]), body: Array(body.utf8))
     }
 
     /// `GET /v1/books/{id}/history`: every version, who wrote it and when.

@@ -9,11 +9,11 @@ extension LibraryService {
         switch try preconditions(of: request).evaluate(method: request.method, current: EntityTag(parsing: etag)) {
         case .notModified: return HTTPResponse(status: 304, headers: HTTPHeaders([("ETag", etag)]))
         case .failed(let field):
-            return Problem(status: 412, title: "Precondition Failed", detail: "\(field) does not match the book schema",
+            return Problem(status: 412, detail: "\(field) does not match the book schema",
                            headers: [("ETag", etag)]).response
         case .proceed: break
         }
-        let headers = HTTPHeaders([("Content-Type", "application/schema+json"), ("ETag", etag)])
+        let headers = HTTPHeaders([("Content-Type", MediaType.schemaJSON), ("ETag", etag)])
         return HTTPResponse(status: 200, headers: headers, body: Array(bookSchema.text.utf8))
     }
 }

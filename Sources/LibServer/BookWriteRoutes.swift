@@ -24,8 +24,7 @@ extension LibraryService {
         let pinsAVersion = conditions.ifMatch != nil || (!isDelete && conditions.ifNoneMatch == .any)
         guard pinsAVersion else {
             let how = isDelete ? "If-Match: ETAG" : "If-Match: ETAG (to update) or If-None-Match: * (to create)"
-            throw ProblemError(Problem(status: 428, title: "Precondition Required",
-                                       detail: "Writes must say which version they change: send \(how)"))
+            throw ProblemError(Problem(status: 428, detail: "Writes must say which version they change: send \(how)"))
         }
         var document: JSONObject?
         if !isDelete {
@@ -83,7 +82,7 @@ extension LibraryService {
     private static let keyReused = Problem.unprocessable(
         "This Idempotency-Key was already used for a different request; use a new key for a new write")
     private static let keyInFlight = Problem(
-        status: 409, title: "Conflict", detail: "A request with this Idempotency-Key is still being processed; retry later")
+        status: 409, detail: "A request with this Idempotency-Key is still being processed; retry later")
 
     /// Checks the preconditions against the current version (RFC 9110
     /// §13.2.2) and writes; the outcome (2xx, 404 or 412) is what the key
@@ -99,8 +98,7 @@ extension LibraryService {
                                   body: Problem.notFound("There is no book '\(id)'").json.utf8Bytes)
         }
         if case .failed(let field) = conditions.evaluate(method: method, current: live.flatMap { EntityTag(parsing: $0.etag) }) {
-            var problem = Problem(status: 412, title: "Precondition Failed",
-                                  detail: preconditionDetail(id: id, current: current, failed: field))
+            var problem = Problem(status: 412, detail: preconditionDetail(id: id, current: current, failed: field))
             problem.extra = [("current", live?.document.map { .object($0) } ?? .null),
                              ("current_etag", live.map { .string($0.etag) } ?? .null)]
             return RecordedAnswer(requestHash: hash, status: 412, etag: live?.etag, body: problem.json.utf8Bytes)
@@ -124,7 +122,7 @@ extension LibraryService {
         var headers = HTTPHeaders()
         if !answer.body.isEmpty {
             let isProblem = answer.status >= 400
-            headers.add("Content-Type", isProblem ? "application/problem+json" : "application/json")
+            headers.add("Content-Type", isProblem ? MediaType.problemJSON : MediaType.json)
         }
         if let etag = answer.etag { headers.add("ETag", etag) }
         if replayed { headers.add("Idempotent-Replayed", "true") }

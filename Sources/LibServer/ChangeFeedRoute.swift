@@ -22,8 +22,7 @@ extension LibraryService {
             return (entries, try ChangeLog.state(in: db))
         }
         guard since.epoch == state.epoch, since.seq >= state.horizon, since.seq <= state.newest else {
-            throw ProblemError(Problem(status: 410, title: "Gone",
-                                       detail: "That cursor is older than the changes this server keeps (or from another database): list the books again"))
+            throw ProblemError(Problem(status: 410, detail: "That cursor is older than the changes this server keeps (or from another database): list the books again"))
         }
         return Self.changePage(entries, next: ChangeCursor(epoch: state.epoch, seq: entries.last?.seq ?? since.seq))
     }

@@ -21,12 +21,10 @@ enum FailureAnswer {
         let unavailable = isDatabaseUnavailable(error)
         log("\(unavailable ? "unavailable" : "error") \(incident): \(request.method) \(request.path): \(error)")
         if unavailable {
-            return Problem(status: 503, title: "Service Unavailable",
-                           detail: "The library's database cannot be reached just now; try again in \(retryAfterSeconds) s (incident \(incident))",
+            return Problem(status: 503, detail: "The library's database cannot be reached just now; try again in \(retryAfterSeconds) s (incident \(incident))",
                            headers: [("Retry-After", String(retryAfterSeconds))])
         }
-        return Problem(status: 500, title: "Internal Server Error",
-                       detail: "The server failed (incident \(incident), in the server's log)")
+        return Problem(status: 500, detail: "The server failed (incident \(incident), in the server's log)")
     }
 
     /// A failure of the database's availability, not of the request:

@@ -72,7 +72,7 @@ public final class LibraryService: Sendable {
         if let fault = faults.fire(.start(isWrite: isWrite), for: request) {
             switch fault.action {
             case .status(let code):
-                var problem = Problem(status: code, title: Self.reason(code), detail: "The server was told to answer \(code) (fault injection)")
+                var problem = Problem(status: code, detail: "The server was told to answer \(code) (fault injection)")
                 if let seconds = fault.retryAfter { problem.headers.append(("Retry-After", String(seconds))) }
                 return .respond(problem.response)
             case .delay(let ms): usleep(useconds_t(ms) * 1000)
@@ -181,18 +181,6 @@ public final class LibraryService: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         let token = parts[1].trimmingCharacters(in: .whitespaces)
         return token.isEmpty ? nil : token
-    }
-
-    static func reason(_ status: Int) -> String {
-        switch status {
-        case 410: return "Gone"
-        case 429: return "Too Many Requests"
-        case 500: return "Internal Server Error"
-        case 502: return "Bad Gateway"
-        case 503: return "Service Unavailable"
-        case 504: return "Gateway Timeout"
-        default: return "Error"
-        }
     }
 }
 

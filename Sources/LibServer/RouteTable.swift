@@ -45,7 +45,7 @@ extension Problem {
 
     static func methodNotAllowed(_ request: HTTPRequest, allowed: [String]) -> Problem {
         let list = allowed.joined(separator: ", ")
-        return Problem(status: 405, title: "Method Not Allowed", detail: "\(request.path) accepts \(list), not \(request.method)",
+        return Problem(status: 405, detail: "\(request.path) accepts \(list), not \(request.method)",
                        headers: [("Allow", list)])
     }
 }

@@ -14,8 +14,7 @@ extension LibraryService {
             throw ProblemError(.badRequest(shape))
         }
         if let seconds = loginThrottle.admit(username: username, peer: request.peerAddress) {
-            return Problem(status: 429, title: "Too Many Requests",
-                           detail: "Too many failed sign-ins; try again in \(seconds) s",
+            return Problem(status: 429, detail: "Too many failed sign-ins; try again in \(seconds) s",
                            headers: [("Retry-After", RetryAfter(seconds: seconds).headerValue)]).response
         }
         let found = try store.read { try UserDirectory.credentials(for: username, in: $0) }
@@ -42,13 +41,13 @@ extension LibraryService {
     func jsonObject(_ request: HTTPRequest,
                     notAnObject: (String) -> Problem = { .unprocessable("The body must be a JSON object, not \($0)") }) throws -> JSONObject {
         if let type = request.headers["Content-Type"], !Self.isJSON(type) {
-            throw ProblemError(Problem(status: 415, title: "Unsupported Media Type", detail: "Send the body as application/json, not \(type)"))
+            throw ProblemError(Problem(status: 415, detail: "Send the body as application/json, not \(type)"))
         }
         let value: JSONValue
         do {
             value = try JSONParser.parse(request.body, limits: Self.requestBodyLimits)
         } catch where error.exceedsSizeLimit {
-            throw ProblemError(Problem(status: 413, title: "Content Too Large", detail: "The body holds \(error.reason); a request needs far fewer"))
+            throw ProblemError(Problem(status: 413, detail: "The body holds \(error.reason); a request needs far fewer"))
         } catch {
             throw ProblemError(.badRequest("The body is not valid JSON: \(error)"))
         }
@@ -62,10 +61,7 @@ extension LibraryService {
     /// Far above that is refused before it is built (issue 23).
     static let requestBodyLimits = JSONParser.Limits(maxDepth: 64, maxMembers: 1_000)
 
-    static func isJSON(_ contentType: String) -> Bool {
-        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        return mediaType == "application/json" || mediaType.hasSuffix("+json")
-    }
+    static func isJSON(_ contentType: String) -> Bool { MediaType.isJSON(MediaType.of(contentType: contentType)) }
 }
 
 import Foundation

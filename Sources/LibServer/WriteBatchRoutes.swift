@@ -81,7 +81,7 @@ extension LibraryService {
                 "This key was already used for a different write; use a new key for a new write"))
         case .inFlight:
             return BatchResult(key: item.key, problem: Problem(
-                status: 409, title: "Conflict", detail: "A request with this key is still being processed; retry later"))
+                status: 409, detail: "A request with this key is still being processed; retry later"))
         case .claimed(let claim):
             switch try apply(item, by: user, in: db) {
             case .recorded(let answer):
@@ -106,7 +106,7 @@ extension LibraryService {
         let hash = item.requestHash
         let live = try BookStore.record(item.id, in: db).flatMap { $0.exists ? $0 : nil }
         func changed(_ detail: String, clashes: [String]) -> ItemOutcome {
-            var problem = Problem(status: 412, title: "Precondition Failed", detail: detail)
+            var problem = Problem(status: 412, detail: detail)
             problem.extra = [("clashes", .array(clashes.map { .string($0) }))]
             let current: [(String, JSONValue)] = [("current", live?.document.map { .object($0) } ?? .null),
                                                   ("current_etag", live.map { .string($0.etag) } ?? .null)]
@@ -159,7 +159,7 @@ extension LibraryService {
     }
 
     private static func tooLarge(_ detail: String) -> Problem {
-        Problem(status: 413, title: "Content Too Large", detail: detail)
+        Problem(status: 413, detail: detail)
     }
 
     private static func batchAnswer(_ results: [BatchResult]) -> HTTPResponse {

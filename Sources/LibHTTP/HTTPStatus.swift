@@ -59,7 +59,7 @@ public enum HTTPStatus {
     }
 
     /// 1xx, 204 and 304 answers never carry content (RFC 9110 §6.4.1).
-    static func forbidsBody(_ status: Int) -> Bool {
+    public static func forbidsBody(_ status: Int) -> Bool {
         (100..<200).contains(status) || status == 204 || status == 304
     }
 }
