@@ -113,6 +113,10 @@ final class PostgresConnection: SQLConnection {
     /// the middle of a transaction: that one has failed, and its caller
     /// rolls back.
     private func reconnectIfLost() throws {
+        // An idle connection whose server died (a failover) still says OK
+        // until libpq reads from it: read what is there (libpq's socket never
+        // blocks), so that it is made again now rather than fail one request.
+        if !inTransaction, PQstatus(handle) == CONNECTION_OK { _ = PQconsumeInput(handle) }
         guard PQstatus(handle) != CONNECTION_OK || reachedReadOnly else { return }
         if inTransaction { throw PostgresError(message: "the connection was lost in a transaction", connectionLost: true) }
         reachedReadOnly = false

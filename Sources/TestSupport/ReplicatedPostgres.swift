@@ -70,10 +70,18 @@ public final class ReplicatedPostgres: @unchecked Sendable {
         try start(node)
     }
 
+    /// Stops (SIGSTOP) the primary's WAL senders: the standbys fall behind
+    /// by whatever is committed from now on, as behind a slow network.
+    /// Synchronous commits wait; asynchronous ones are acknowledged anyway.
+    public func stopReplication() throws {
+        for sender in try Self.children(of: postmasterPID()) where Self.commandLine(of: sender).contains("walsender") {
+            kill(sender, SIGSTOP)
+        }
+    }
+
     /// SIGKILL to the primary's postmaster and all its processes at once.
     public func killPrimary() throws {
-        let pidText = try String(contentsOfFile: nodes[primary].data + "/postmaster.pid", encoding: .utf8)
-        guard let postmaster = pid_t(pidText.split(separator: "\n").first ?? "") else { throw PostgresClusterError.failed("no postmaster pid") }
+        let postmaster = try postmasterPID()
         let children = Self.children(of: postmaster)
         kill(postmaster, SIGKILL)
         for child in children { kill(child, SIGKILL) }
@@ -117,6 +125,16 @@ public final class ReplicatedPostgres: @unchecked Sendable {
 
     private func run(_ program: String, _ arguments: [String]) throws -> CommandResult {
         try PostgresProgram.run(program, arguments, logIn: directory)
+    }
+
+    private func postmasterPID() throws -> pid_t {
+        let pidText = try String(contentsOfFile: nodes[primary].data + "/postmaster.pid", encoding: .utf8)
+        guard let postmaster = pid_t(pidText.split(separator: "\n").first ?? "") else { throw PostgresClusterError.failed("no postmaster pid") }
+        return postmaster
+    }
+
+    private static func commandLine(of pid: pid_t) -> String {
+        (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
     }
 
     private static func children(of parent: pid_t) -> [pid_t] {

@@ -26,7 +26,8 @@ import TestSupport
                     "round \(round): every write on the new primary, each once: \(outcome)")
             #expect(outcome.resumedAfter.count == 2 && outcome.resumedAfter.allSatisfy { $0 < 10 },
                     "round \(round): each device's writes resume within 10 s of the kill: \(outcome)")
-            #expect(outcome.readerMatches, "round \(round): the third device has the server's books, book for book")
+            #expect(outcome.readerMatches && outcome.readerBooks == 20 + round * FailoverRig.writesPerDevice * 2,
+                    "round \(round): the third device has the server's books, book for book: \(outcome)")
             #expect(outcome.oldCursorStatus == 410, "round \(round): a cursor from before the failover lists again: \(outcome)")
             resumptions += outcome.resumedAfter
             print("failover round \(round): \(outcome)")
@@ -35,9 +36,10 @@ import TestSupport
     }
 
     /// What asynchronous replication does to the same run: a write acknowledged
-    /// by the old primary but not yet on the standby is gone after the
+    /// by the old primary but not yet on a standby is gone after the
     /// failover, with its idempotency record, after lib took it out of its
-    /// outbox. Recorded, not asserted: the loss depends on timing.
+    /// outbox: nothing retries it. (With synchronous replication the same
+    /// writes were never acknowledged, and lib's retries applied them.)
     @Test(.enabled(if: environment["LIB_FAILOVER_ASYNC"] == "1"))
     func asynchronousReplicationCanLoseAcknowledgedWrites() throws {
         let rig = try FailoverRig(settings: try FailoverRig.recipeSettings() + "\nsynchronous_standby_names = ''\n")
@@ -49,6 +51,7 @@ import TestSupport
             print("async failover round \(round): \(outcome)")
         }
         print("asynchronous replication: \(lost) acknowledged writes lost in \(Self.failovers) failovers")
+        #expect(lost > 0, "the standbys were behind at every kill: acknowledged writes are lost")
     }
 
     /// A lib-server whose --db names only a standby starts without
@@ -141,11 +144,12 @@ final class FailoverRig {
         var resumedAfter: [Double] = []
         var failoverSeconds = 0.0
         var readerMatches = false
+        var readerBooks = 0
         /// The answer to a change-feed cursor taken before the kill.
         var oldCursorStatus = 0
         var description: String {
             "pushes \(pushStatuses), pending \(pending), applied \(applied), old cursor \(oldCursorStatus), promoted \(String(format: "%.2f", failoverSeconds)) s after the kill, "
-                + "writes resumed after \(resumedAfter.map { String(format: "%.2f", $0) }) s, reader matches: \(readerMatches)"
+                + "writes resumed after \(resumedAfter.map { String(format: "%.2f", $0) }) s, reader matches: \(readerMatches) (\(readerBooks) books)"
         }
     }
 
@@ -173,6 +177,10 @@ final class FailoverRig {
             usleep(50_000)
         }
         let cursorBefore = try changeCursor()
+        // The standbys fall behind for a moment before the primary dies, as
+        // behind a slow link: what replication mode means shows here.
+        try cluster.stopReplication()
+        usleep(1_500_000)
         try cluster.killPrimary()
         let killedAt = Date()
         let promoted = try cluster.failOver(rebuildingDead: false)
@@ -203,7 +211,7 @@ final class FailoverRig {
             "SELECT path, etag FROM documents WHERE path LIKE 'books/%' ORDER BY path"]).stdout
         let server = try cluster.query(promoted, "SELECT 'books/' || id, etag FROM books WHERE document IS NOT NULL ORDER BY id")
         outcome.readerMatches = device.trimmingCharacters(in: .whitespacesAndNewlines) == server
-            && device.split(separator: "\n").count == 20 + round * Self.writesPerDevice * 2
+        outcome.readerBooks = device.split(separator: "\n").count
 
         // The dead node comes back as a standby of the new primary, for the next round.
         try cluster.rebuildDead()
