@@ -115,10 +115,13 @@ final class FailoverRig {
     init(settings: String) throws {
         cluster = try ReplicatedPostgres(settings: settings)
         // Slowed writes, so that the pushes are still going at the kill.
+        // Their 503s during each failover are expected: kept out of the test's output.
         servers = [
-            try ServerProcess(database: cluster.connectionString, extraArguments: ["--legacy-protocol", "--fault", "delay=30,method=PUT"]),
+            try ServerProcess(database: cluster.connectionString, extraArguments: ["--legacy-protocol", "--fault", "delay=30,method=PUT"],
+                              standardError: FileHandle.nullDevice),
             try ServerProcess(database: cluster.connectionString, demo: false,
-                              extraArguments: ["--max-batch-writes", "5", "--fault", "delay=250,path=/v2/writes"]),
+                              extraArguments: ["--max-batch-writes", "5", "--fault", "delay=250,path=/v2/writes"],
+                              standardError: FileHandle.nullDevice),
         ]
         writers = [try LibHarness(), try LibHarness()]
         reader = try LibHarness()
@@ -130,10 +133,17 @@ final class FailoverRig {
 
     private var readerToken = ""
 
-    /// The change feed's cursor for "now".
-    private func changeCursor() throws -> String {
-        let answer = try HTTPTestClient(port: servers[0].port).request("GET", "/v1/changes", headers: [("Authorization", "Bearer \(readerToken)")])
-        return try JSONParser.parse(answer.body)["next"]?.stringValue ?? ""
+    /// The change feed's cursor for "now", and the answers before it when
+    /// the first was not one (printed with the round).
+    private func changeCursor() throws -> (cursor: String, refusals: [String]) {
+        var refusals: [String] = []
+        for _ in 0..<40 {
+            let answer = try HTTPTestClient(port: servers[0].port).request("GET", "/v1/changes", headers: [("Authorization", "Bearer \(readerToken)")])
+            if answer.status == 200, let next = try JSONParser.parse(answer.body)["next"]?.stringValue { return (next, refusals) }
+            refusals.append("\(answer.status) \(answer.text)")
+            usleep(250_000)
+        }
+        return ("", refusals)
     }
 
     struct Outcome: CustomStringConvertible {
@@ -145,11 +155,13 @@ final class FailoverRig {
         var failoverSeconds = 0.0
         var readerMatches = false
         var readerBooks = 0
+        var cursorRefusals: [String] = []
         /// The answer to a change-feed cursor taken before the kill.
         var oldCursorStatus = 0
         var description: String {
             "pushes \(pushStatuses), pending \(pending), applied \(applied), old cursor \(oldCursorStatus), promoted \(String(format: "%.2f", failoverSeconds)) s after the kill, "
                 + "writes resumed after \(resumedAfter.map { String(format: "%.2f", $0) }) s, reader matches: \(readerMatches) (\(readerBooks) books)"
+                + (cursorRefusals.isEmpty ? "" : "; GET /v1/changes before the kill answered \(cursorRefusals)")
         }
     }
 
@@ -176,7 +188,8 @@ final class FailoverRig {
         while prefixes.contains(where: { applied($0, on: cluster.primary) < 20 }), Date().timeIntervalSince(started) < 60 {
             usleep(50_000)
         }
-        let cursorBefore = try changeCursor()
+        let (cursorBefore, refusals) = try changeCursor()
+        outcome.cursorRefusals = refusals
         // The standbys fall behind for a moment before the primary dies, as
         // behind a slow link: what replication mode means shows here.
         try cluster.stopReplication()
