@@ -9,7 +9,7 @@ DEBUG_BIN   = .build/debug
 RELEASE_BIN = .build/release
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: all deps build release test test-only test-postgres demo bench bench-server stress install install-files install-units deb deb-check generate startup-order clean fuzz fuzz-merge sanitize
+.PHONY: all deps build release test test-only test-postgres test-failover demo bench bench-server stress install install-files install-units deb deb-check generate startup-order clean fuzz fuzz-merge sanitize
 
 all: build
 
@@ -44,6 +44,12 @@ test-only:
 # lib-server's protocol suite and the write-intent sequences again, on a private PostgreSQL cluster.
 test-postgres:
 	LIB_BIN_DIR=$(CURDIR)/$(DEBUG_BIN) scripts/with-postgres.sh scripts/with-test-session.sh $(SWIFT) test --skip-build --filter "LibServerTests|WriteIntentTests"
+
+# Ten failovers of replicated PostgreSQL (three clusters, synchronous, as
+# docs/DEPLOY.md's recipe) under pushes and a pull, then ten with
+# asynchronous replication to show what it loses; `make test` runs one.
+test-failover: build
+	LIB_FAILOVERS=10 LIB_FAILOVER_ASYNC=1 LIB_BIN_DIR=$(CURDIR)/$(DEBUG_BIN) scripts/with-test-session.sh $(SWIFT) test --skip-build --filter FailoverTests
 
 demo: release
 	@scripts/with-test-session.sh scripts/demo.sh $(CURDIR)/$(RELEASE_BIN)

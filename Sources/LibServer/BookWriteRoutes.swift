@@ -38,45 +38,54 @@ extension LibraryService {
         }
 
         let requestHash = IdempotencyLedger.requestHash(method: request.method, path: request.path, body: request.body)
-        let claim: String
-        switch try store.write({ try IdempotencyLedger.claim(user: user.id, key: key, requestHash: requestHash, at: clock.now(), in: $0) }) {
-        case .claimed(let id): claim = id
-        case .replay(let answer): return .respond(Self.response(for: answer, replayed: true))
-        case .keyReusedWithAnotherRequest: throw ProblemError(Self.keyReused)
-        case .inFlight: throw ProblemError(Self.keyInFlight)
-        }
-        var finished = false
-        defer {
-            if !finished {
-                _ = try? store.write { try IdempotencyLedger.release(claim, user: user.id, key: key, in: $0) }
+        // One connection from the claim to the answer: on PostgreSQL the
+        // claim lives as long as that connection's lock on the key.
+        return try store.withConnection { db in
+            var claimed: String?
+            defer { KeyClaimHolder.letGo(claimed, in: db) }
+            let claim: String
+            switch try db.transaction({
+                try IdempotencyLedger.claim(user: user.id, key: key, requestHash: requestHash, holding: .request, at: clock.now(), in: db)
+            }) {
+            case .claimed(let id): claim = id
+            case .replay(let answer): return .respond(Self.response(for: answer, replayed: true))
+            case .keyReusedWithAnotherRequest: throw ProblemError(Self.keyReused)
+            case .inFlight: throw ProblemError(Self.keyInFlight)
             }
-        }
+            claimed = claim
+            var finished = false
+            defer {
+                if !finished {
+                    _ = try? db.transaction { try IdempotencyLedger.release(claim, user: user.id, key: key, in: db) }
+                }
+            }
 
-        switch faults.fire(.beforeWrite, for: request)?.action {
-        case .dropBeforeWrite?: return .closeWithoutAnswer
-        case .delay(let ms)?: usleep(useconds_t(ms) * 1000)
-        default: break
-        }
+            switch faults.fire(.beforeWrite, for: request)?.action {
+            case .dropBeforeWrite?: return .closeWithoutAnswer
+            case .delay(let ms)?: usleep(useconds_t(ms) * 1000)
+            default: break
+            }
 
-        let answer: RecordedAnswer? = try store.write { db in
-            try db.lock("book " + id)
-            // Past its lease the claim may have been taken over: then the other write decides.
-            guard try IdempotencyLedger.holds(claim, user: user.id, key: key, in: db) else { return nil }
-            let answer = try Self.apply(request.method, id: id, document: document, conditions: conditions, by: user,
-                                        hash: requestHash, at: clock.now(), changeRetention: changeRetention, in: db)
-            try IdempotencyLedger.prune(at: clock.now(), in: db)
-            try IdempotencyLedger.record(claim, user: user.id, key: key, answer: answer, in: db)
-            if case .holdBeforeCommit(let ms)? = faults.fire(.beforeCommit, for: request)?.action { usleep(useconds_t(ms) * 1000) }
-            return answer
+            let answer: RecordedAnswer? = try db.transaction {
+                try db.lock("book " + id)
+                // A claim whose lock went with a lost connection may have been taken over: then the other write decides.
+                guard try IdempotencyLedger.holds(claim, user: user.id, key: key, in: db) else { return nil }
+                let answer = try Self.apply(request.method, id: id, document: document, conditions: conditions, by: user,
+                                            hash: requestHash, at: clock.now(), changeRetention: changeRetention, in: db)
+                try IdempotencyLedger.prune(at: clock.now(), in: db)
+                try IdempotencyLedger.record(claim, user: user.id, key: key, answer: answer, in: db)
+                if case .holdBeforeCommit(let ms)? = faults.fire(.beforeCommit, for: request)?.action { usleep(useconds_t(ms) * 1000) }
+                return answer
+            }
+            finished = true
+            guard let answer else { throw ProblemError(Self.keyInFlight) }
+            switch faults.fire(.afterCommit, for: request)?.action {
+            case .dropAfterCommit?: return .closeWithoutAnswer
+            case .holdAfterCommit(let ms)?: usleep(useconds_t(ms) * 1000)
+            default: break
+            }
+            return .respond(Self.response(for: answer, replayed: false))
         }
-        finished = true
-        guard let answer else { throw ProblemError(Self.keyInFlight) }
-        switch faults.fire(.afterCommit, for: request)?.action {
-        case .dropAfterCommit?: return .closeWithoutAnswer
-        case .holdAfterCommit(let ms)?: usleep(useconds_t(ms) * 1000)
-        default: break
-        }
-        return .respond(Self.response(for: answer, replayed: false))
     }
 
     private static let keyReused = Problem.unprocessable(

@@ -38,8 +38,9 @@ enum ChangeLog {
     }
 
     /// The feed's identity and horizon: cursors name the database they come
-    /// from (`epoch`), so a cursor from another database is never read as one
-    /// of this one's positions.
+    /// from and its history (`epoch`: a random id per database and, on
+    /// PostgreSQL, its timeline), so a cursor from another database, or from
+    /// before a failover, is never read as one of this one's positions.
     struct State {
         let epoch: String
         /// Positions at or below this may have been pruned.
@@ -76,9 +77,25 @@ enum ChangeLog {
     /// Read after the entries: a prune that removed tombstones the entries'
     /// read did not see committed before it, so its horizon shows here.
     static func state(in db: any SQLConnection) throws -> State {
-        let row = try db.query("SELECT epoch, horizon, (SELECT COALESCE(MAX(seq), 0) FROM changes) FROM change_feed").first
+        let row = try db.query("SELECT epoch, horizon, (SELECT COALESCE(MAX(seq), 0) FROM changes)\(timeline(db)) FROM change_feed").first
         let horizon = row?[1].integer ?? 0
-        return State(epoch: row?[0].text ?? "", horizon: horizon, newest: max(horizon, row?[2].integer ?? 0))
+        let epoch = (row?[0].text ?? "") + (db.dialect == .postgresql ? row?[3].text ?? "" : "")
+        return State(epoch: epoch, horizon: horizon, newest: max(horizon, row?[2].integer ?? 0))
+    }
+
+    /// On PostgreSQL, the epoch also names the server's timeline (8 hex
+    /// digits), which a promotion moves on: positions handed out by the old
+    /// primary after the last one its standby received can be handed out
+    /// again, for other changes, by the promoted standby. So a cursor from
+    /// before a failover is answered 410 (list again), never read as a
+    /// position of the new history. A standby names the timeline of its
+    /// last restart point (behind at worst, which only costs a re-listing).
+    private static func timeline(_ db: any SQLConnection) -> String {
+        guard db.dialect == .postgresql else { return "" }
+        return """
+            , CASE WHEN pg_is_in_recovery() THEN (SELECT lpad(to_hex(timeline_id), 8, '0') FROM pg_control_checkpoint())
+                ELSE substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8) END
+            """
     }
 }
 

@@ -19,6 +19,12 @@ enum FailureAnswer {
     static func answer(for error: any Error, request: HTTPRequest, log: (String) -> Void) -> Problem {
         let incident = "i-" + Crypto.randomHex(bytes: 6)
         let unavailable = isDatabaseUnavailable(error)
+        if isReadOnlyDatabase(error) {
+            log("unavailable \(incident): \(request.method) \(request.path): the database is a read-only standby, no primary reachable: \(error)")
+            return Problem(status: 503,
+                           detail: "The library's database is read-only just now (a standby; no primary reachable, or a failover in progress): writes are refused; try again in \(retryAfterSeconds) s (incident \(incident))",
+                           headers: [("Retry-After", String(retryAfterSeconds))])
+        }
         log("\(unavailable ? "unavailable" : "error") \(incident): \(request.method) \(request.path): \(error)")
         if unavailable {
             return Problem(status: 503, detail: "The library's database cannot be reached just now; try again in \(retryAfterSeconds) s (incident \(incident))",
@@ -27,13 +33,18 @@ enum FailureAnswer {
         return Problem(status: 500, detail: "The server failed (incident \(incident), in the server's log)")
     }
 
+    /// A write that reached a PostgreSQL standby (25006, read_only_sql_transaction).
+    static func isReadOnlyDatabase(_ error: any Error) -> Bool {
+        (error as? PostgresError)?.sqlState == PostgresError.readOnly
+    }
+
     /// A failure of the database's availability, not of the request:
     /// PostgreSQL gone, shutting down, starting up or out of resources;
     /// SQLite locked by another process, out of disk or failing I/O.
     static func isDatabaseUnavailable(_ error: any Error) -> Bool {
         switch error {
         case let error as PostgresError:
-            if error.connectionLost { return true }
+            if error.connectionLost || error.sqlState == PostgresError.readOnly { return true }
             guard let state = error.sqlState else { return false }
             // 08: connection exception; 53: insufficient resources (disk
             // full, too many connections); 57P01–57P03: shutdown, crash,

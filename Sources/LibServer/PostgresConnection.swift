@@ -11,6 +11,8 @@ struct PostgresError: Error, CustomStringConvertible {
     /// The connection to the server is gone (PostgreSQL stopped or
     /// restarted): the next statement reconnects first.
     var connectionLost = false
+    /// read_only_sql_transaction: a write reached a standby.
+    static let readOnly = "25006"
 
     var description: String {
         "PostgreSQL: " + message.trimmingTrailingNewlines + (sqlState.map { " (SQLSTATE \($0))" } ?? "")
@@ -21,21 +23,18 @@ struct PostgresError: Error, CustomStringConvertible {
 /// text, turned into integers or reals by their column's type.
 final class PostgresConnection: SQLConnection {
     private let handle: OpaquePointer
-    /// The URI with a connect timeout when it has none: a reconnection to a
-    /// database host that has gone silent (a failover) would otherwise hold
-    /// a request for the system's TCP timeout, minutes, instead of a 503.
-    static func withConnectTimeout(_ uri: String) -> String {
-        if uri.contains("connect_timeout=") { return uri }
-        return uri + (uri.contains("?") ? "&" : "?") + "connect_timeout=5"
-    }
 
     /// `?N` placeholders rewritten once per statement text.
     private var translated: [String: String] = [:]
     private var inTransaction = false
+    /// The server turned out read-only (a standby, or a primary demoted
+    /// meanwhile): made again before the next transaction, so that a
+    /// multi-host connection string finds the primary again.
+    private var reachedReadOnly = false
     var dialect: SQLDialect { .postgresql }
 
     init(uri: String) throws {
-        guard let connection = PQconnectdb(Self.withConnectTimeout(uri)) else { throw PostgresError(message: "out of memory") }
+        guard let connection = PQconnectdb(PostgresLocation.withConnectTimeout(uri)) else { throw PostgresError(message: "out of memory") }
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(connection))
             PQfinish(connection)
@@ -99,6 +98,11 @@ final class PostgresConnection: SQLConnection {
         }
     }
 
+    /// Whether the server is a standby in recovery (read-only).
+    func isStandby() throws -> Bool {
+        try scalar("SELECT pg_is_in_recovery()")?.integer == 1
+    }
+
     func lock(_ name: String) throws {
         _ = try query("SELECT pg_advisory_xact_lock(hashtextextended(?1, 0))", [.text(name)])
     }
@@ -109,8 +113,13 @@ final class PostgresConnection: SQLConnection {
     /// the middle of a transaction: that one has failed, and its caller
     /// rolls back.
     private func reconnectIfLost() throws {
-        guard PQstatus(handle) != CONNECTION_OK else { return }
+        // An idle connection whose server died (a failover) still says OK
+        // until libpq reads from it: read what is there (libpq's socket never
+        // blocks), so that it is made again now rather than fail one request.
+        if !inTransaction, PQstatus(handle) == CONNECTION_OK { _ = PQconsumeInput(handle) }
+        guard PQstatus(handle) != CONNECTION_OK || reachedReadOnly else { return }
         if inTransaction { throw PostgresError(message: "the connection was lost in a transaction", connectionLost: true) }
+        reachedReadOnly = false
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {
             throw PostgresError(message: "no connection: " + String(cString: PQerrorMessage(handle)), connectionLost: true)
@@ -146,6 +155,7 @@ final class PostgresConnection: SQLConnection {
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             let message = String(cString: PQerrorMessage(handle))
             let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+            if state == PostgresError.readOnly { reachedReadOnly = true }
             throw PostgresError(message: message, sqlState: state, connectionLost: PQstatus(handle) != CONNECTION_OK)
         }
     }

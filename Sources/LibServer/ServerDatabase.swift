@@ -1,14 +1,14 @@
 import LibStore
 
 /// Opens (creating when missing) and migrates the server's database: an
-/// SQLite file, or a PostgreSQL database named by a libpq connection URI.
+/// SQLite file, or a PostgreSQL database named by a libpq connection string.
 public enum ServerDatabase {
     /// Connections per process: enough for the requests a 2-core machine
     /// serves at once; more only queue on the database's own locks.
     static let poolSize = 4
 
     public static func open(_ location: String, demo: Bool = false) throws -> ServerStore {
-        let store = try PostgresLocation.isURI(location) ? PostgresStore.open(location) : openSQLite(location)
+        let store = try PostgresLocation.isPostgres(location) ? PostgresStore.open(location) : openSQLite(location)
         if demo { try DemoData.install(in: store) }
         return store
     }

@@ -14,7 +14,11 @@ enum ServerFlags {
                        manual: """
                            The database: an SQLite file, or a libpq connection URI such as \
                            postgresql://lib-server@localhost:5432/library, for a database several servers share \
-                           (docs/DEPLOY.md). libpq reads a password from ~/.pgpass and the PG* environment variables, \
+                           (docs/DEPLOY.md). A libpq keyword=value string (host=a,b,c dbname=library \
+                           target_session_attrs=read-write) or a URI with several hosts names a replicated \
+                           PostgreSQL: after losing its connection, lib-server finds the new primary by itself. \
+                           Pointed at a standby only, it serves reads and answers writes 503. \
+                           libpq reads a password from ~/.pgpass and the PG* environment variables, \
                            as usual; never put one in the URI. Required.
                            """, isRequired: true) { options, value in options.database = value },
             ServerFlag(name: "listen", short: nil, value: "HOST:PORT",

@@ -56,7 +56,8 @@ enum ServerSchema {
             CREATE INDEX idempotency_by_age ON idempotency (created_at);
             """),
         // A claim: status 0 while the write is in flight, held by `claim`
-        // (a random id per attempt) until `lease_until`; then the outcome.
+        // (a random id per attempt); then the outcome. `lease_until` is no
+        // longer read: a claim lives as long as its holder (`KeyClaimHolder`).
         ServerMigration("004-idempotency-claims", sql: """
             ALTER TABLE idempotency ADD COLUMN claim TEXT;
             ALTER TABLE idempotency ADD COLUMN lease_until REAL;

@@ -73,7 +73,7 @@ extension LibraryService {
     /// One item, in the batch's transaction: its recorded result when its
     /// key has one, else applied now and recorded with its outcome.
     private func settle(_ item: BatchItem, by user: User, in db: any SQLConnection) throws -> BatchResult {
-        switch try IdempotencyLedger.claim(user: user.id, key: item.key, requestHash: item.requestHash, at: clock.now(), in: db) {
+        switch try IdempotencyLedger.claim(user: user.id, key: item.key, requestHash: item.requestHash, holding: .transaction, at: clock.now(), in: db) {
         case .replay(let answer):
             return BatchResult(key: item.key, recorded: answer, replayed: true)
         case .keyReusedWithAnotherRequest:

@@ -112,7 +112,14 @@ final class NginxReverseProxy: @unchecked Sendable {
     var url: String { "https://127.0.0.1:\(port)" }
     var accessLog: String { (try? String(contentsOfFile: directory.file("access.log"), encoding: .utf8)) ?? "" }
 
-    init(upstreamPort: Int) throws {
+    convenience init(upstreamPort: Int) throws {
+        try self.init(upstreamPorts: [upstreamPort])
+    }
+
+    /// nginx in front of several lib-servers: the `backup` ones get requests
+    /// only while every other one is down (so a test knows which instance a
+    /// request meets first).
+    init(upstreamPorts: [Int], backupPorts: [Int] = []) throws {
         directory = try TemporaryDirectory("lib-e2e-nginx")
         authority = try TestCertificateAuthority(in: directory)
         reservation = try LoopbackPortReservation()
@@ -137,12 +144,15 @@ final class NginxReverseProxy: @unchecked Sendable {
                 gzip_types application/json application/problem+json;
                 gzip_min_length 1;
                 gzip_proxied any;
+                upstream lib_servers {
+            \((upstreamPorts.map { "        server 127.0.0.1:\($0);" } + backupPorts.map { "        server 127.0.0.1:\($0) backup;" }).joined(separator: "\n"))
+                }
                 server {
                     listen 127.0.0.1:\(port) ssl;
                     ssl_certificate \(authority.serverCertificate);
                     ssl_certificate_key \(authority.serverKey);
                     location / {
-                        proxy_pass http://127.0.0.1:\(upstreamPort);
+                        proxy_pass http://lib_servers;
                         proxy_http_version 1.1;
                         proxy_set_header Connection "";
                         proxy_set_header Host $http_host;

@@ -18,7 +18,7 @@ import TestSupport
     func connect() throws -> any SQLConnection { try Self.connect(location) }
 
     static func connect(_ location: String) throws -> any SQLConnection {
-        PostgresLocation.isURI(location) ? try PostgresConnection(uri: location) : try SQLiteConnection(path: location)
+        PostgresLocation.isPostgres(location) ? try PostgresConnection(uri: location) : try SQLiteConnection(path: location)
     }
 
     static let one = ServerMigration("001-one", sql: "CREATE TABLE one (id TEXT PRIMARY KEY NOT NULL);")
