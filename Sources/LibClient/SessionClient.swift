@@ -11,11 +11,6 @@ public struct SessionClient {
     public struct Identity: Sendable, Equatable {
         public let userID: String
         public let username: String
-
-        public init(userID: String, username: String) {
-            self.userID = userID
-            self.username = username
-        }
     }
 
     public enum SignInAnswer: Sendable, Equatable {

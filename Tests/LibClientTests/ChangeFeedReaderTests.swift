@@ -9,16 +9,6 @@ import Testing
     let server = ScriptedTransport()
     var feed: ChangeFeedReader { ChangeFeedReader(api: ServerAPI(transport: server, origin: ScriptedTransport.origin, token: "t")) }
 
-    func doubt(_ body: () throws -> Void) -> String? {
-        guard case .transport(let failure)? = failure(body), case .notFromLibraryServer(let seen) = failure.kind else { return nil }
-        return seen
-    }
-
-    func failure(_ body: () throws -> Void) -> RequestFailure? {
-        do { try body() } catch { return error as? RequestFailure }
-        return nil
-    }
-
     static let twoChanges = #"""
         {"items":[{"id":"b-7","etag":"\"2\"","document":{"id":"b-7","title":"Dune"}},{"id":"b-8","etag":"\"3\"","document":null}],"next":"c-9"}
         """#

@@ -13,16 +13,6 @@ import Testing
     let books = ResourcePath(collection: "books", id: nil)
 
     /// The words of a not-the-library-server failure, or nil for any other outcome.
-    func doubt(_ body: () throws -> Void) -> String? {
-        guard case .transport(let failure)? = failure(body), case .notFromLibraryServer(let seen) = failure.kind else { return nil }
-        return seen
-    }
-
-    func failure(_ body: () throws -> Void) -> RequestFailure? {
-        do { try body() } catch { return error as? RequestFailure }
-        return nil
-    }
-
     // MARK: a document
 
     @Test func aValidBookWithItsETagIsFresh() throws {

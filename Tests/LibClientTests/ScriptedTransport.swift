@@ -59,3 +59,15 @@ enum Reply {
     static let dune = #"{"id":"b-7","title":"Dune","author":"Frank Herbert","year":1965}"#
     static let duneETag = "\"1-a\""
 }
+
+/// The failure `body` threw, when it is a `RequestFailure`.
+func failure(_ body: () throws -> Void) -> RequestFailure? {
+    do { try body() } catch { return error as? RequestFailure }
+    return nil
+}
+
+/// The words of a not-the-library-server failure, or nil for any other outcome.
+func doubt(_ body: () throws -> Void) -> String? {
+    guard case .transport(let failure)? = failure(body), case .notFromLibraryServer(let seen) = failure.kind else { return nil }
+    return seen
+}
