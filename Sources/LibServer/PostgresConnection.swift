@@ -114,9 +114,16 @@ final class PostgresConnection: SQLConnection {
     /// rolls back.
     private func reconnectIfLost() throws {
         // An idle connection whose server died (a failover) still says OK
-        // until libpq reads from it: read what is there (libpq's socket never
-        // blocks), so that it is made again now rather than fail one request.
-        if !inTransaction, PQstatus(handle) == CONNECTION_OK { _ = PQconsumeInput(handle) }
+        // until libpq reads from it: read what is there, so that it is made
+        // again now rather than fail one request. A backend that outlived its
+        // postmaster sends a FATAL message before it closes: the first read
+        // takes the message, the next one the end of the connection.
+        if !inTransaction {
+            var socket = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+            for _ in 0..<4 where PQstatus(handle) == CONNECTION_OK && poll(&socket, 1, 0) > 0 {
+                _ = PQconsumeInput(handle)
+            }
+        }
         guard PQstatus(handle) != CONNECTION_OK || reachedReadOnly else { return }
         if inTransaction { throw PostgresError(message: "the connection was lost in a transaction", connectionLost: true) }
         reachedReadOnly = false

@@ -95,6 +95,7 @@ final class FailoverRig {
     static let writesPerDevice = 150
     let cluster: ReplicatedPostgres
     let servers: [ServerProcess]
+    let logs: TemporaryDirectory
     let writers: [LibHarness]
     let writerNames = ["alice", "bob"]
     let reader: LibHarness
@@ -115,14 +116,16 @@ final class FailoverRig {
     init(settings: String) throws {
         cluster = try ReplicatedPostgres(settings: settings)
         // Slowed writes, so that the pushes are still going at the kill.
-        // Their 503s during each failover are expected: kept out of the test's output.
-        servers = [
-            try ServerProcess(database: cluster.connectionString, extraArguments: ["--legacy-protocol", "--fault", "delay=30,method=PUT"],
-                              standardError: FileHandle.nullDevice),
-            try ServerProcess(database: cluster.connectionString, demo: false,
-                              extraArguments: ["--max-batch-writes", "5", "--fault", "delay=250,path=/v2/writes"],
-                              standardError: FileHandle.nullDevice),
-        ]
+        // Their 503s during each failover are expected: kept in files, out of the test's output.
+        logs = try TemporaryDirectory("lib-failover-logs")
+        servers = try [
+            ("first", ["--legacy-protocol", "--fault", "delay=30,method=PUT"]),
+            ("second", ["--max-batch-writes", "5", "--fault", "delay=250,path=/v2/writes"]),
+        ].map { [cluster, logs] name, arguments in
+            FileManager.default.createFile(atPath: logs.file(name), contents: nil)
+            return try ServerProcess(database: cluster.connectionString, demo: name == "first", extraArguments: arguments,
+                                     standardError: try FileHandle(forWritingTo: URL(fileURLWithPath: logs.file(name))))
+        }
         writers = [try LibHarness(), try LibHarness()]
         reader = try LibHarness()
         try writers[0].login("alice", to: servers[0])
@@ -133,17 +136,17 @@ final class FailoverRig {
 
     private var readerToken = ""
 
-    /// The change feed's cursor for "now", and the answers before it when
-    /// the first was not one (printed with the round).
-    private func changeCursor() throws -> (cursor: String, refusals: [String]) {
-        var refusals: [String] = []
-        for _ in 0..<40 {
-            let answer = try HTTPTestClient(port: servers[0].port).request("GET", "/v1/changes", headers: [("Authorization", "Bearer \(readerToken)")])
-            if answer.status == 200, let next = try JSONParser.parse(answer.body)["next"]?.stringValue { return (next, refusals) }
+    /// `GET /v1/changes[?since=CURSOR]` on a server, asked again after a 503
+    /// as a client does (10 s at most); the 503s are kept for the round's line.
+    private func changes(since cursor: String?, on server: ServerProcess, refusals: inout [String]) throws -> HTTPTestResponse {
+        let target = cursor.map { "/v1/changes?since=\($0)" } ?? "/v1/changes"
+        var answer = try HTTPTestClient(port: server.port).request("GET", target, headers: [("Authorization", "Bearer \(readerToken)")])
+        for _ in 0..<40 where answer.status == 503 {
             refusals.append("\(answer.status) \(answer.text)")
             usleep(250_000)
+            answer = try HTTPTestClient(port: server.port).request("GET", target, headers: [("Authorization", "Bearer \(readerToken)")])
         }
-        return ("", refusals)
+        return answer
     }
 
     struct Outcome: CustomStringConvertible {
@@ -155,13 +158,14 @@ final class FailoverRig {
         var failoverSeconds = 0.0
         var readerMatches = false
         var readerBooks = 0
-        var cursorRefusals: [String] = []
+        /// 503s the change feed answered (and was asked again) around the kill.
+        var feedRefusals: [String] = []
         /// The answer to a change-feed cursor taken before the kill.
         var oldCursorStatus = 0
         var description: String {
             "pushes \(pushStatuses), pending \(pending), applied \(applied), old cursor \(oldCursorStatus), promoted \(String(format: "%.2f", failoverSeconds)) s after the kill, "
                 + "writes resumed after \(resumedAfter.map { String(format: "%.2f", $0) }) s, reader matches: \(readerMatches) (\(readerBooks) books)"
-                + (cursorRefusals.isEmpty ? "" : "; GET /v1/changes before the kill answered \(cursorRefusals)")
+                + (feedRefusals.isEmpty ? "" : "; GET /v1/changes answered first \(feedRefusals)")
         }
     }
 
@@ -188,8 +192,7 @@ final class FailoverRig {
         while prefixes.contains(where: { applied($0, on: cluster.primary) < 20 }), Date().timeIntervalSince(started) < 60 {
             usleep(50_000)
         }
-        let (cursorBefore, refusals) = try changeCursor()
-        outcome.cursorRefusals = refusals
+        let cursorBefore = try JSONParser.parse(try changes(since: nil, on: servers[0], refusals: &outcome.feedRefusals).body)["next"]?.stringValue ?? ""
         // The standbys fall behind for a moment before the primary dies, as
         // behind a slow link: what replication mode means shows here.
         try cluster.stopReplication()
@@ -208,8 +211,7 @@ final class FailoverRig {
             usleep(50_000)
         }
         outcome.resumedAfter = resumed.compactMap { $0 }
-        outcome.oldCursorStatus = try HTTPTestClient(port: servers[1].port).request(
-            "GET", "/v1/changes?since=\(cursorBefore)", headers: [("Authorization", "Bearer \(readerToken)")]).status
+        outcome.oldCursorStatus = try changes(since: cursorBefore, on: servers[1], refusals: &outcome.feedRefusals).status
         for push in pushes { push.waitUntilExit() }
         outcome.pushStatuses = pushes.map(\.terminationStatus)
         outcome.pending = try writers.map { try $0.pending() }
