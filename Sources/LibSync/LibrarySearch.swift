@@ -105,8 +105,8 @@ public struct LibrarySearch {
             guard let document = version.document else { continue }
             let tags = document["tags"]?.arrayValue?.compactMap(\.stringValue).joined(separator: " ")
             try db.run("INSERT INTO temp.local_index (path, title, author, tags) VALUES (?1, ?2, ?3, ?4)",
-                       [.text(version.path), SQLValue(Self.text(document["title"])), SQLValue(Self.text(document["author"])),
-                        SQLValue(tags)])
+                       [.text(version.path), SQLValue(Self.text(document["title"]).map(LetterFolding.fold)),
+                        SQLValue(Self.text(document["author"]).map(LetterFolding.fold)), SQLValue(tags.map(LetterFolding.fold))])
         }
         return try db.query("SELECT path, bm25(local_index, \(SearchRanking.columnWeights)) FROM temp.local_index WHERE local_index MATCH ?1",
                             [.text(query.match)]).compactMap { row in
