@@ -62,7 +62,7 @@ end
 # Succeeds when option $argv[2] of command $argv[1] takes a separate value.
 function __lib_takes_value
     switch "$argv[1] $argv[2]"
-        case 'login --user' 'login -A' 'login --account' 'logout -A' 'logout --account' 'switch -A' 'switch --account' 'get --timeout' 'get -A' 'get --account' 'edit -A' 'edit --account' 'new -A' 'new --account' 'push --wait' 'push -A' 'push --account' 'pull -A' 'pull --account' 'search --sort' 'search --limit' 'search -A' 'search --account' 'status -A' 'status --account' 'diff -A' 'diff --account' 'discard -A' 'discard --account' 'restore -A' 'restore --account' 'log -n' 'log --max-count' 'log -A' 'log --account' 'revert -A' 'revert --account' 'resolve -A' 'resolve --account' 'doctor -A' 'doctor --account' 'completion -A' 'completion --account' 'help -A' 'help --account'
+        case 'login --user' 'login --alias' 'login -A' 'login --account' 'logout -A' 'logout --account' 'switch --alias' 'switch -A' 'switch --account' 'get --timeout' 'get -A' 'get --account' 'edit -A' 'edit --account' 'new -A' 'new --account' 'push --wait' 'push -A' 'push --account' 'pull -A' 'pull --account' 'search --sort' 'search --limit' 'search -A' 'search --account' 'status -A' 'status --account' 'diff -A' 'diff --account' 'discard -A' 'discard --account' 'restore -A' 'restore --account' 'log -n' 'log --max-count' 'log -A' 'log --account' 'revert -A' 'revert --account' 'resolve -A' 'resolve --account' 'doctor -A' 'doctor --account' 'completion -A' 'completion --account' 'help -A' 'help --account'
             return 0
     end
     return 1
@@ -100,6 +100,7 @@ complete -c lib -n 'not __lib_command' -a help -d 'Show help for lib or for a co
 
 # lib login
 complete -c lib -n '__lib_using login' -l user -x -d 'Sign in as NAME (asked on a terminal if missing)'
+complete -c lib -n '__lib_using login' -l alias -x -d 'Give the account a short name for the prompt and -A'
 complete -c lib -n '__lib_using login; and not __fish_seen_argument -l token-stdin' -l password-stdin -d 'Read the password from standard input'
 complete -c lib -n '__lib_using login; and not __fish_seen_argument -l password-stdin' -l token-stdin -d 'Read an existing token from standard input'
 complete -c lib -n '__lib_using login; and not __fish_seen_argument -l no-restore' -l restore -d 'Restore writes set aside at the last logout'
@@ -124,6 +125,7 @@ complete -c lib -n '__lib_using logout' -l no-color -d 'Never colour the output'
 complete -c lib -n '__lib_at_argument logout 1' -a '(lib __complete accounts 2>/dev/null)' -d 'The account to sign out of (default: the current one)'
 
 # lib switch
+complete -c lib -n '__lib_using switch' -l alias -x -d 'Give ACCOUNT a short name for the prompt and -A'
 complete -c lib -n '__lib_using switch' -s h -l help -d 'Show help and exit'
 complete -c lib -n '__lib_using switch' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
 complete -c lib -n '__lib_using switch' -l json -d 'Print one JSON document instead of text'

@@ -12,17 +12,42 @@ public struct OutputChannel: Sendable {
     public let columns: Int?
     /// The file descriptor behind the channel, for a pager to write to.
     public let descriptor: Int32?
+    /// Whether lib's own typography is written in ASCII (ASCIIWords), when
+    /// the locale's characters are not UTF-8: on standard error (lib's
+    /// messages, which cron mails too) and on standard output at a terminal.
+    /// Standard output off a terminal is written as given: a script reads
+    /// the data unchanged.
+    public let asciiOnly: Bool
+    /// Whether whole lines written here are wrapped between words to the
+    /// terminal's width (standard error at a terminal: messages and hints,
+    /// which the terminal would break anywhere, a command in the middle).
+    public let wrapsLines: Bool
     private let sink: any TextSink
 
-    public init(isTerminal: Bool, columns: Int? = nil, descriptor: Int32? = nil, sink: any TextSink) {
+    public init(isTerminal: Bool, columns: Int? = nil, descriptor: Int32? = nil, asciiOnly: Bool = false,
+                wrapsLines: Bool = false, sink: any TextSink) {
         self.isTerminal = isTerminal
         self.columns = columns
         self.descriptor = descriptor
+        self.asciiOnly = asciiOnly
+        self.wrapsLines = wrapsLines
         self.sink = sink
     }
 
     public func write(_ text: String) {
+        var text = asciiOnly ? ASCIIWords.transliterated(text) : text
+        // Only whole plain lines: a progress line (\r) fits already, and
+        // escape sequences would count as width.
+        if wrapsLines, let columns, text.hasSuffix("\n"), !text.utf8.contains(where: { $0 == 0x0D || $0 == 0x1B }) {
+            text = TextWrapping.breakLongLines(text, width: columns)
+        }
         sink.write(text)
+    }
+
+    /// The same channel writing every character as it is given (JSON is
+    /// data: a title's `→` stays one, whatever the locale).
+    public func writingAsGiven() -> OutputChannel {
+        OutputChannel(isTerminal: isTerminal, columns: columns, descriptor: descriptor, wrapsLines: wrapsLines, sink: sink)
     }
 
     /// Writes out anything buffered (standard output buffers up to 64 KiB).
@@ -45,14 +70,21 @@ public struct OutputChannel: Sendable {
     public static func standardOutput() -> OutputChannel {
         let terminal = isatty(STDOUT_FILENO) == 1
         return OutputChannel(isTerminal: terminal, columns: terminal ? terminalColumns(STDOUT_FILENO) : nil,
-                             descriptor: STDOUT_FILENO, sink: FileDescriptorSink(STDOUT_FILENO, buffered: true))
+                             descriptor: STDOUT_FILENO, asciiOnly: terminal && !localeIsUTF8,
+                             sink: FileDescriptorSink(STDOUT_FILENO, buffered: true))
     }
 
     /// The process's standard error, written at once.
     public static func standardError() -> OutputChannel {
         let terminal = isatty(STDERR_FILENO) == 1
         return OutputChannel(isTerminal: terminal, columns: terminal ? terminalColumns(STDERR_FILENO) : nil,
-                             descriptor: STDERR_FILENO, sink: FileDescriptorSink(STDERR_FILENO, buffered: false))
+                             descriptor: STDERR_FILENO, asciiOnly: !localeIsUTF8, wrapsLines: terminal,
+                             sink: FileDescriptorSink(STDERR_FILENO, buffered: false))
+    }
+
+    /// The process's locale, from its environment (getenv: no locale is loaded).
+    private static var localeIsUTF8: Bool {
+        ASCIIWords.localeIsUTF8 { name in getenv(name).map { String(cString: $0) } }
     }
 
     /// A channel that collects what is written into `buffer`, for tests.

@@ -70,8 +70,8 @@ enum DocumentRendering {
                       inGivenOrder: Bool = false) -> String {
         if views.isEmpty { return "No books.\n" }
         var table = TextTable([
-            .init("ID", canShrink: false), .init("TITLE", minimumWidth: 12), .init("AUTHOR", minimumWidth: 10),
-            .init("YEAR", canShrink: false), .init("", canShrink: false),
+            .init("ID", canShrink: false), .init("TITLE", minimumWidth: 12), .init("AUTHOR", minimumWidth: 10, dropOrder: 2),
+            .init("YEAR", canShrink: false, dropOrder: 1), .init("", canShrink: false, dropOrder: 3),
         ])
         let rows = views.map { view -> (id: String, cells: [TextTable.Cell]) in
             let document = view.document ?? view.serverCopy
@@ -82,7 +82,10 @@ enum DocumentRendering {
                          .init(note, .yellow)])
         }
         for row in inGivenOrder ? rows : rows.sortedNaturally(by: \.id) { table.append(row.cells) }
-        // A title too long for the terminal goes on over the row's next lines, whole.
+        // A title too long for the terminal goes on over the row's next lines,
+        // whole. Too narrow for every column (40 columns and the 26-character
+        // ids of `lib new`): the year goes, then the author, then the note
+        // (a pending write's id is still yellow); the id and the title stay.
         table.wrapsCells = true
         return table.render(width: width, painter: painter)
     }
