@@ -24,7 +24,7 @@ _lib_complete_value() {
     local -a values=()
     case $kind in
         accounts) mapfile -t values < <(command lib __complete accounts 2>/dev/null) ;;
-        paths) mapfile -t values < <(command lib __complete paths "${word#"$lead"}" 2>/dev/null) ;;
+        paths|resources|conflicts|pushed) mapfile -t values < <(command lib __complete "$kind" "${word#"$lead"}" 2>/dev/null) ;;
         fields) mapfile -t values < <(command lib __complete fields "${word#"$lead"}" 2>/dev/null) ;;
         commands) values=(login logout switch get edit new push pull search status diff discard restore log revert resolve doctor completion help) ;;
         words:*) read -ra values <<<"${kind#words:}" ;;
@@ -91,7 +91,7 @@ _lib_argument_kind() {
             esac ;;
         get)
             case $2 in
-                0) _lib_kind='paths' ;;
+                0) _lib_kind='resources' ;;
                 *) return 1 ;;
             esac ;;
         edit)
@@ -129,12 +129,12 @@ _lib_argument_kind() {
             esac ;;
         revert)
             case $2 in
-                0) _lib_kind='paths' ;;
+                0) _lib_kind='pushed' ;;
                 *) return 1 ;;
             esac ;;
         resolve)
             case $2 in
-                0) _lib_kind='paths' ;;
+                0) _lib_kind='conflicts' ;;
                 *) return 1 ;;
             esac ;;
         completion)

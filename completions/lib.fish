@@ -144,7 +144,7 @@ complete -c lib -n '__lib_using get' -l json -d 'Print one JSON document instead
 complete -c lib -n '__lib_using get' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using get' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using get' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument get 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'Resource path, such as books or books/b-7'
+complete -c lib -n '__lib_at_argument get 1' -a '(lib __complete --titles resources (commandline -ct) 2>/dev/null)' -d 'Resource path, such as books or books/b-7'
 
 # lib edit
 complete -c lib -n '__lib_using edit; and not __fish_seen_argument -l delete' -l create -d 'Create PATH; the server refuses if it exists'
@@ -156,7 +156,7 @@ complete -c lib -n '__lib_using edit' -l json -d 'Print one JSON document instea
 complete -c lib -n '__lib_using edit' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using edit' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using edit' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument edit 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'Resource path, such as books/b-7'
+complete -c lib -n '__lib_at_argument edit 1' -a '(lib __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'Resource path, such as books/b-7'
 complete -c lib -n '__lib_at_argument edit 2+' -a '(lib __complete fields (commandline -ct) 2>/dev/null)' -d 'Set FIELD to a string, or to any JSON value'
 
 # lib new
@@ -166,7 +166,7 @@ complete -c lib -n '__lib_using new' -l json -d 'Print one JSON document instead
 complete -c lib -n '__lib_using new' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using new' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using new' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument new 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'Where the document goes, such as books'
+complete -c lib -n '__lib_at_argument new 1' -a '(lib __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'Where the document goes, such as books'
 complete -c lib -n '__lib_at_argument new 2+' -a '(lib __complete fields (commandline -ct) 2>/dev/null)' -d 'Set FIELD to a string, or to any JSON value'
 
 # lib push
@@ -220,7 +220,7 @@ complete -c lib -n '__lib_using diff' -l json -d 'Print one JSON document instea
 complete -c lib -n '__lib_using diff' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using diff' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using diff' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument diff 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'Only the writes of this document, such as books/b-7'
+complete -c lib -n '__lib_at_argument diff 1' -a '(lib __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'Only the writes of this document, such as books/b-7'
 
 # lib discard
 complete -c lib -n '__lib_using discard' -l all -d 'Take back every write of the account'
@@ -232,7 +232,7 @@ complete -c lib -n '__lib_using discard' -l json -d 'Print one JSON document ins
 complete -c lib -n '__lib_using discard' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using discard' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using discard' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument discard 1+' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'A document whose writes to take back, such as books/b-7'
+complete -c lib -n '__lib_at_argument discard 1+' -a '(lib __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'A document whose writes to take back, such as books/b-7'
 
 # lib restore
 complete -c lib -n '__lib_using restore' -l all -d 'Take back every write of the account'
@@ -244,7 +244,7 @@ complete -c lib -n '__lib_using restore' -l json -d 'Print one JSON document ins
 complete -c lib -n '__lib_using restore' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using restore' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using restore' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument restore 1+' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'A document whose writes to take back, such as books/b-7'
+complete -c lib -n '__lib_at_argument restore 1+' -a '(lib __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'A document whose writes to take back, such as books/b-7'
 
 # lib log
 complete -c lib -n '__lib_using log' -s n -l max-count -x -d 'Show at most N writes (and N versions)'
@@ -255,7 +255,7 @@ complete -c lib -n '__lib_using log' -l json -d 'Print one JSON document instead
 complete -c lib -n '__lib_using log' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using log' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using log' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument log 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'A document, such as books/b-7: its writes, and its server history'
+complete -c lib -n '__lib_at_argument log 1' -a '(lib __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'A document, such as books/b-7: its writes, and its server history'
 
 # lib revert
 complete -c lib -n '__lib_using revert' -s h -l help -d 'Show help and exit'
@@ -264,7 +264,7 @@ complete -c lib -n '__lib_using revert' -l json -d 'Print one JSON document inst
 complete -c lib -n '__lib_using revert' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using revert' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using revert' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument revert 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'A document whose last pushed change to undo, such as books/b-7'
+complete -c lib -n '__lib_at_argument revert 1' -a '(lib __complete --titles pushed (commandline -ct) 2>/dev/null)' -d 'A document whose last pushed change to undo, such as books/b-7'
 
 # lib resolve
 complete -c lib -n '__lib_using resolve; and not __fish_seen_argument -l theirs; and not __fish_seen_argument -l merge; and not __fish_seen_argument -l edit; and not __fish_seen_argument -l discard' -l mine -d 'Settle the clashing fields with my values'
@@ -280,7 +280,7 @@ complete -c lib -n '__lib_using resolve' -l json -d 'Print one JSON document ins
 complete -c lib -n '__lib_using resolve' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using resolve' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using resolve' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument resolve 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'The conflicting resource, such as books/b-7'
+complete -c lib -n '__lib_at_argument resolve 1' -a '(lib __complete --titles conflicts (commandline -ct) 2>/dev/null)' -d 'The conflicting resource, such as books/b-7'
 
 # lib doctor
 complete -c lib -n '__lib_using doctor' -s h -l help -d 'Show help and exit'

@@ -24,7 +24,7 @@ import LibClient
 enum Resolve: Verb {
     static let name = "resolve"
 
-    static let path = ArgumentSpec("PATH", .resourcePath, .optional, "The conflicting resource, such as books/b-7")
+    static let path = ArgumentSpec("PATH", .conflictPath, .optional, "The conflicting resource, such as books/b-7")
     static let mine = OptionSpec.flag(
         "mine", "Settle the clashing fields with my values",
         details: "Every field changed on one side only keeps that change, as git's merge -X ours does.")

@@ -16,7 +16,7 @@ enum Revert: Verb {
     static let name = "revert"
 
     static let path = ArgumentSpec(
-        "PATH", .resourcePath, .required, "A document whose last pushed change to undo, such as books/b-7")
+        "PATH", .pushedPath, .required, "A document whose last pushed change to undo, such as books/b-7")
 
     static let command = CommandSpec(
         name: name, summary: "Undo your last pushed change, as a new write",
