@@ -104,4 +104,21 @@ import TestSupport
             #expect(output.utf8.allSatisfy { $0 < 0x80 }, "\(output.debugDescription)")
         }
     }
+
+    /// At 200 columns the table has room for copies and tags; at 80 it
+    /// keeps to id, title, author and year, as before.
+    @Test func aWideTerminalShowsCopiesAndTags() throws {
+        let server = try startDemoServer()
+        let lib = try LibHarness()
+        try lib.login("alice", to: server)
+        #expect(try lib.lib("get", "books").status == 0)
+        let wide = try lib.onTerminal("get books --offline", columns: 200, environment: ["NO_COLOR": "1", "PAGER": "cat"])
+        let header = lines(wide.stdout).first { $0.contains("TITLE") } ?? ""
+        #expect(header.contains("COPIES") && header.contains("TAGS"), "\(wide.stdout)")
+        #expect(wide.stdout.contains("magical realism"), "the tags of b-5: \(wide.stdout)")
+        for line in lines(wide.stdout) { #expect(line.count <= 200) }
+        let narrow = try lib.onTerminal("get books --offline", columns: 80, environment: ["NO_COLOR": "1", "PAGER": "cat"])
+        let narrowHeader = lines(narrow.stdout).first { $0.contains("TITLE") } ?? ""
+        #expect(narrowHeader.contains("AUTHOR") && !narrowHeader.contains("COPIES") && !narrowHeader.contains("TAGS"), "\(narrow.stdout)")
+    }
 }

@@ -15,12 +15,17 @@ public struct TextTable: Sendable {
         /// When the table cannot fit even with every column shrunk, columns
         /// with a drop order are left out, the lowest first (nil: never).
         public let dropOrder: Int?
+        /// Shown only when the whole table fits without cutting or wrapping
+        /// anything (extra detail for a wide terminal).
+        public let onlyWhenRoomy: Bool
 
-        public init(_ title: String, canShrink: Bool = true, minimumWidth: Int = 8, dropOrder: Int? = nil) {
+        public init(_ title: String, canShrink: Bool = true, minimumWidth: Int = 8, dropOrder: Int? = nil,
+                    onlyWhenRoomy: Bool = false) {
             self.title = title
             self.canShrink = canShrink
             self.minimumWidth = minimumWidth
             self.dropOrder = dropOrder
+            self.onlyWhenRoomy = onlyWhenRoomy
         }
     }
 
@@ -93,11 +98,16 @@ public struct TextTable: Sendable {
     func shownColumns(fitting limit: Int?) -> [Int] {
         var shown = Array(columns.indices)
         guard let limit else { return shown }
+        func natural(_ index: Int) -> Int {
+            ([Self.width(of: columns[index].title)] + rows.map { index < $0.count ? Self.width(of: $0[index].text) : 0 }).max() ?? 0
+        }
         func narrowest() -> Int {
             shown.map { index in
-                let natural = ([Self.width(of: columns[index].title)] + rows.map { index < $0.count ? Self.width(of: $0[index].text) : 0 }).max() ?? 0
-                return columns[index].canShrink ? min(natural, columns[index].minimumWidth) : natural
+                columns[index].canShrink ? min(natural(index), columns[index].minimumWidth) : natural(index)
             }.reduce(0, +) + 2 * max(0, shown.count - 1)
+        }
+        if shown.map(natural).reduce(0, +) + 2 * max(0, shown.count - 1) > limit {
+            shown.removeAll { columns[$0].onlyWhenRoomy }
         }
         while narrowest() > limit,
               let drop = shown.filter({ columns[$0].dropOrder != nil }).min(by: { columns[$0].dropOrder! < columns[$1].dropOrder! }) {
