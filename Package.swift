@@ -96,7 +96,7 @@ let package = Package(
 
         // The reference server.
         .target(name: "LibHTTPServer", dependencies: ["LibBase", "LibHTTP", "LibJSON"]),
-        .target(name: "LibServer", dependencies: ["LibBase", "LibJSON", "LibBookSchema", "LibStore", "LibHTTPServer", "LibAccounts", "CSodium", "CPostgres"]),
+        .target(name: "LibServer", dependencies: ["LibBase", "LibJSON", "LibBookSchema", "LibStore", "LibHTTPServer", "LibHTTP", "CSQLite", "CSodium", "CPostgres"]),
         .executableTarget(name: "lib-server", dependencies: ["LibServer"]),
 
         // The client.
@@ -106,7 +106,7 @@ let package = Package(
         // rules and schema. Knows nothing of commands or accounts.
         .target(name: "LibClient", dependencies: ["LibBase", "LibBookSchema", "LibHTTP", "LibJSON", "LibNet"], swiftSettings: startUp),
         // A developer's diagnostic: one request or probe, classified and explained.
-        .executableTarget(name: "lib-net-check", dependencies: ["LibNet"]),
+        .executableTarget(name: "lib-net-check", dependencies: ["LibBase", "LibNet"]),
         .target(name: "LibAccounts", dependencies: ["LibBase"], swiftSettings: startUp),
         .target(name: "LibKeyring", dependencies: ["CSecret", "CKernelKeyring", "LibBase"], swiftSettings: startUp),
         // Developer tool: one keyring call per process, for the keyring tests and benchmarks.
@@ -133,15 +133,15 @@ let package = Package(
         .testTarget(name: "LibStoreTests", dependencies: ["LibStore", "TestSupport"]),
         .testTarget(name: "LibHTTPTests", dependencies: ["LibHTTP"]),
         .testTarget(name: "LibHTTPServerTests", dependencies: ["LibHTTPServer", "TestSupport"]),
-        .testTarget(name: "LibServerTests", dependencies: ["LibServer", "LibJSON", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "LibCLITests", dependencies: ["LibBase", "LibCLI", "LibCommands", "LibJSON", "TestSupport"]),
+        .testTarget(name: "LibServerTests", dependencies: ["LibServer", "LibHTTPServer", "LibStore", "LibJSON", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "LibCLITests", dependencies: ["LibAccounts", "LibBase", "LibCLI", "LibCommands", "LibJSON", "TestSupport"]),
         .testTarget(name: "LibNetTests", dependencies: ["LibBase", "LibNet", "TestSupport"]),
-        .testTarget(name: "LibKeyringTests", dependencies: ["LibKeyring", "TestSupport"]),
-        .testTarget(name: "LibSyncTests", dependencies: ["LibBase", "LibSync", "LibJSON", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "LibKeyringTests", dependencies: ["LibKeyring", "CSecret", "TestSupport"]),
+        .testTarget(name: "LibSyncTests", dependencies: ["LibBase", "LibSync", "LibStore", "LibJSON", "TestSupport"], exclude: ["Fixtures"]),
         // Every verb run in-process, argv to exit code, against a stub server
         // behind the transport seam, the in-memory keyring and a fixed clock.
         .testTarget(name: "LibCommandsTests", dependencies: [
-            "LibCommands", "LibCLI", "LibKeyring", "LibNet", "LibSync", "LibJSON", "LibBase", "LibBookSchema", "TestSupport",
+            "LibCommands", "LibCLI", "LibClient", "LibKeyring", "LibNet", "LibSync", "LibJSON", "LibBase", "LibBookSchema", "TestSupport",
         ]),
         .testTarget(name: "LibAccountsTests", dependencies: ["LibAccounts", "LibBase", "TestSupport"]),
         // The protocol client's reading of answers, without a network.

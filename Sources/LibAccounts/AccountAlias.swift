@@ -1,3 +1,5 @@
+import LibBase
+
 /// The rule for an account's alias (`--alias NAME`): 1 to 16 ASCII
 /// letters, digits, `.`, `_` and `-`, starting with a letter or a digit.
 /// Short, so that a prompt stays short; no `@`, so that it never reads as

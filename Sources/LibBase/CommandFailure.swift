@@ -6,10 +6,14 @@ public struct CommandFailure: Error, Equatable, Sendable {
     public let exitCode: ExitCode
     /// A short, stable word for scripts (`offline`, `not-found`); nil: the exit code's word.
     public let reason: String?
+    /// The account the message names, when it names one: a report that
+    /// speaks for several accounts does not name it again.
+    public let account: String?
 
-    public init(_ message: String, exitCode: ExitCode = .failure, reason: String? = nil) {
+    public init(_ message: String, exitCode: ExitCode = .failure, reason: String? = nil, naming account: String? = nil) {
         self.message = message
         self.exitCode = exitCode
         self.reason = reason
+        self.account = account
     }
 }

@@ -33,8 +33,7 @@ public enum BuiltinCommands {
                 let candidates: [String]
                 switch parsed.argument(CompleteSyntax.topic).flatMap(CompleteSyntax.Topic.init(rawValue:)) {
                 case .accounts:
-                    guard let directories = try? context.directories else { return .success }
-                    candidates = AccountIndexFile(directories: directories).accountNames().filter { $0.hasPrefix(prefix) }
+                    candidates = context.completionSource.accountNames(startingWith: prefix, context: context)
                 case .paths, .resources, .conflicts, .pushed:
                     let topic = parsed.argument(CompleteSyntax.topic).flatMap(CompleteSyntax.Topic.init(rawValue:))!
                     let titled = parsed.isSet(CompleteSyntax.titles)

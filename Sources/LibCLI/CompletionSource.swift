@@ -11,10 +11,13 @@ public protocol CompletionSource: Sendable {
     /// The paths of a topic (paths, resources, conflicts, pushed) that start
     /// with `prefix`, each with its book's title when it has one.
     func paths(_ topic: CompleteSyntax.Topic, startingWith prefix: String, context: CommandContext) -> [(path: String, title: String?)]
+    /// The signed-in accounts' names that start with `prefix`, in the index's order.
+    func accountNames(startingWith prefix: String, context: CommandContext) -> [String]
 }
 
 extension CompletionSource {
     public func fieldAssignments(startingWith prefix: String, context: CommandContext) -> [String] { [] }
+    public func accountNames(startingWith prefix: String, context: CommandContext) -> [String] { [] }
 
     public func paths(_ topic: CompleteSyntax.Topic, startingWith prefix: String, context: CommandContext) -> [(path: String, title: String?)] {
         topic == .paths ? resourcePaths(startingWith: prefix, context: context).map { ($0, nil) } : []

@@ -1,5 +1,6 @@
 import LibBookSchema
 import LibJSON
+import LibNet
 
 /// `GET /v1/schemas/book`, conditional on the copy's ETag: the schema the
 /// server validates books with, checked to be one lib can apply.
@@ -22,11 +23,18 @@ public enum BookSchemaFetch {
         return 0
     }
 
-    /// nil on any failure or on an answer that is neither (best effort).
-    public static func conditional(_ api: ServerAPI, etag: String?) -> Answer? {
+    /// The schema, 304, or nil for an answer that is neither (best effort:
+    /// a schema lib cannot apply is not taken). `timeout`: the request's own
+    /// limit in seconds, so that a refresh never spends a read's.
+    public static func conditional(_ api: ServerAPI, etag: String?, timeout: Double? = nil) throws(RequestFailure) -> Answer? {
         var headers: [(String, String)] = []
         if let etag { headers.append(("If-None-Match", etag)) }
-        guard let answer = try? api.send("GET", "/v1/schemas/book", headers: headers) else { return nil }
+        let answer: HTTPResponse
+        do {
+            answer = try api.send("GET", "/v1/schemas/book", headers: headers, timeout: timeout)
+        } catch {
+            throw .transport(error)
+        }
         switch answer.status {
         case 304 where etag != nil:
             return .notModified
@@ -39,6 +47,7 @@ public enum BookSchemaFetch {
                   (try? BookSchema(text: text)) != nil else { return nil }
             return .schema(text: text, etag: answer.headers["ETag"])
         default:
+            if let failure = api.failure(for: answer) { throw .transport(failure) }
             return nil
         }
     }

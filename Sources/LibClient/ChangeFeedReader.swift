@@ -3,23 +3,13 @@ import LibJSON
 import LibNet
 
 /// Reads the server's change feed, `GET /v1/changes` (docs/PROTOCOL.md),
-/// for `lib pull`. As with every read, only what proves it is the library
-/// server's comes back: a page is `application/json` with `items` (each a
-/// valid book id, an ETag, and a valid book with that id or null) and a
-/// `next` cursor; anything else is "not from the library server", a
-/// temporary failure.
+/// one page at a time. As with every read, only what `LibraryServerProof`
+/// proves is the library server's comes back.
 public struct ChangeFeedReader {
-    /// One book that changed: its document as it is now (nil: deleted).
-    public struct Change: Sendable, Equatable {
-        public let id: String
-        public let etag: String
-        public let body: String?
-    }
-
     public enum Answer: Sendable, Equatable {
         /// Changes after the cursor, the cursor to ask from next, and whether
         /// there may be more right away (a full page).
-        case page(changes: [Change], next: String, more: Bool)
+        case page(FeedPage, more: Bool)
         /// 410: the cursor is older than what the server keeps; list again.
         case gone
         /// 404: a server without a change feed; list every time.
@@ -32,87 +22,53 @@ public struct ChangeFeedReader {
     /// Changes asked for per page: the server's maximum.
     public static let pageSize = 1000
 
-    /// The reads' server, book rules and explanations: the feed is read as
-    /// every other read is.
-    let reads: ResourceFetcher
-    var api: ServerAPI { reads.api }
-    var rules: BookRules { reads.rules }
+    public let api: ServerAPI
+    public let rules: BookRules
 
-    public init(_ reads: ResourceFetcher) {
-        self.reads = reads
+    public init(api: ServerAPI, rules: BookRules = .builtIn) {
+        self.api = api
+        self.rules = rules
     }
 
-    func explain(_ failure: TransportFailure) -> CommandFailure { reads.explain(failure) }
-
-    /// A cursor for "now" (taken before a full listing); nil for a server without a feed.
-    public func now(meter: PullMeter) throws -> String? {
-        switch try read("/v1/changes", meter: meter) {
-        case .page(_, let next, _): return next
-        case .gone: throw notFromServer("410 for a request without a cursor")
-        case .refused: throw notFromServer("400 for a request without a cursor")
-        case .unsupported: return nil
+    /// A cursor for "now" (taken before a full listing), with the answer's
+    /// size; a nil cursor for a server without a feed.
+    public func now() throws(RequestFailure) -> (cursor: String?, bytes: Int) {
+        let answer = try api.read("/v1/changes")
+        switch try read(answer, target: "/v1/changes", limit: Self.pageSize) {
+        case .page(let page, _): return (page.next, page.bytes)
+        case .unsupported: return (nil, answer.body.count)
+        case .gone, .refused: throw .notFromServer("\(answer.status) for a request without a cursor", api, answer)
         }
     }
 
     /// The changes after `cursor`. A page larger than the answer limit is
-    /// asked for again in halves, as a listing's is. Every answer counts
-    /// against the pull's `meter`.
-    public func changes(since cursor: String, meter: PullMeter) throws -> Answer {
+    /// asked for again in halves, as a listing's is.
+    public func changes(since cursor: String) throws(RequestFailure) -> Answer {
         var limit = Self.pageSize
         while true {
+            let target = "/v1/changes?limit=\(limit)&since=" + Self.queryEscaped(cursor)
             do {
-                return try read("/v1/changes?limit=\(limit)&since=" + Self.queryEscaped(cursor), limit: limit, meter: meter)
-            } catch let failure as TransportFailure {
-                guard case .answerTooLarge = failure.kind, limit > 1 else { throw explain(failure) }
+                return try read(try api.read(target), target: target, limit: limit, since: true)
+            } catch .transport(let failure) where failure.kind.isAnswerTooLarge && limit > 1 {
                 limit /= 2
             }
         }
     }
 
-    private func read(_ target: String, limit: Int = pageSize, meter: PullMeter) throws -> Answer {
-        let answer: HTTPResponse
-        do {
-            answer = try api.send("GET", target)
-            if let failure = api.failure(for: answer) { throw failure }
-        } catch let failure as TransportFailure {
-            if case .answerTooLarge = failure.kind, target.contains("since=") { throw failure }
-            throw explain(failure)
-        }
-        try meter.spend(answer.body.count)
+    private func read(_ answer: HTTPResponse, target: String, limit: Int, since: Bool = false) throws(RequestFailure) -> Answer {
         switch answer.status {
         case 200: break
         case 410 where answer.isProblemJSON: return .gone
         case 404 where answer.isProblemJSON: return .unsupported
-        case 400 where answer.isProblemJSON && target.contains("since="): return .refused(answer.problemDetail)
-        default:
-            if !answer.isProblemJSON { throw notFromServer(answer.seen) }
-            throw CommandFailure("\(api.endpoint.hostAndPort) answered GET \(target) with \(answer.status): \(answer.problemDetail)")
+        case 400 where answer.isProblemJSON && since: return .refused(answer.problemDetail)
+        default: throw api.unexpected(answer, to: "GET \(target)")
         }
-        guard answer.mediaType == "application/json" else { throw notFromServer(answer.seen + " where a list of changes was expected") }
-        guard let page = answer.json?.objectValue, let items = page["items"]?.arrayValue, let next = page["next"]?.stringValue,
-              !next.isEmpty else {
-            throw notFromServer("200 with " + (answer.json == nil ? "cut or invalid JSON" : "JSON that is not a list of changes"))
+        do {
+            let page = try LibraryServerProof.feedPage(answer, rules: rules)
+            return .page(page, more: page.changes.count >= limit)
+        } catch {
+            throw .notFromServer(error.seen, api, answer)
         }
-        // Kept in the store and sent back: a cursor longer than any server's
-        // is refused before it is either.
-        guard next.utf8.count <= PullBudget.maxCursorBytes else {
-            throw notFromServer("a cursor of \(next.utf8.count) bytes, longer than the \(PullBudget.maxCursorBytes) bytes lib keeps")
-        }
-        var changes: [Change] = []
-        changes.reserveCapacity(items.count)
-        for item in items {
-            guard let id = item["id"]?.stringValue, ResourcePath.isValidID(id), let etag = item["etag"]?.stringValue, !etag.isEmpty,
-                  let document = item["document"] else {
-                throw notFromServer("a list of changes with an item that is not a book's change")
-            }
-            if document.isNull {
-                changes.append(Change(id: id, etag: etag, body: nil))
-                continue
-            }
-            if let problem = ServedBook.problem(in: document, id: id, rules: rules) { throw notFromServer("a change with \(problem)") }
-            changes.append(Change(id: id, etag: etag, body: document.serialized()))
-        }
-        return .page(changes: changes, next: next, more: changes.count >= limit)
     }
 
     /// A cursor is opaque: whatever it holds goes into the query escaped.
@@ -124,17 +80,10 @@ public struct ChangeFeedReader {
                  UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count < 2 ? "0" + hex : hex)
             }
         }
         return out
     }
-
-    private func notFromServer(_ seen: String) -> CommandFailure {
-        explain(TransportFailure(kind: .notFromLibraryServer(seen: seen), endpoint: api.endpoint))
-    }
-}
-
-private extension String {
-    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

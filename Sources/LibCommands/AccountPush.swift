@@ -34,7 +34,7 @@ struct AccountPush {
     /// (conflicts, rejections) for standard error, the exit code.
     struct Result {
         var summary: String?
-        var problem: String?
+        var problem: AccountProblem?
         var exitCode: ExitCode
         var attention: String? = nil
         /// Each write sent, in order, and the outbox's counts afterwards (for `--json`).
@@ -74,7 +74,7 @@ struct AccountPush {
         } catch let error as any ReportableError {
             return failed(error.message, error.exitCode)
         } catch let error as CommandFailure {
-            return failed(error.message, error.exitCode)
+            return failed(error.message, error.exitCode, namesAccount: error.account == name)
         } catch {
             return failed("\(error)", .failure)
         }
@@ -82,12 +82,13 @@ struct AccountPush {
 
     /// A push that stopped on an error: the message names the account (under
     /// `--all` several say the same) and says what is kept on this device.
-    private func failed(_ message: String, _ code: ExitCode) -> Result {
-        var text = message.contains(name) ? message : "\(name): \(message)"
-        if !text.contains("saved on this device"), let pending = try? workspace.openStore().outbox.counts().pending {
+    private func failed(_ message: String, _ code: ExitCode, namesAccount: Bool = false) -> Result {
+        var text = namesAccount ? message : "\(name): \(message)"
+        if let pending = try? workspace.openStore().outbox.counts().pending {
             text += (text.hasSuffix(".") ? " " : ". ") + Self.saved(pending)
         }
-        return Result(summary: nil, problem: text, exitCode: code, stop: code == .authentication ? .needsLogin : .failed)
+        return Result(summary: nil, problem: AccountProblem(text, namesAccount: true), exitCode: code,
+                      stop: code == .authentication ? .needsLogin : .failed)
     }
 
     private func push() throws -> Result {
@@ -102,7 +103,7 @@ struct AccountPush {
                 while: \.metered, until: deadline, saying: "The connection is metered (LIB_METERED=defer): waiting")
             if case .deadline = outcome {
                 let pending = try store.outbox.counts().pending
-                return Result(summary: nil, problem: "\(name): the connection is metered and LIB_METERED=defer holds background pushes. \(Self.saved(pending))",
+                return Result(summary: nil, problem: AccountProblem("\(name): the connection is metered and LIB_METERED=defer holds background pushes. \(Self.saved(pending))", namesAccount: true),
                               exitCode: .temporaryFailure, stop: .temporary(retryAfter: nil))
             }
         }
@@ -110,14 +111,15 @@ struct AccountPush {
         let lock = try acquireLock(progress)
         guard let lock else {
             let pending = try store.outbox.counts().pending
-            return Result(summary: nil, problem: "Another push of \(name) is still running; \(Self.saved(pending))",
+            return Result(summary: nil, problem: AccountProblem("Another push of \(name) is still running; \(Self.saved(pending))", namesAccount: true),
                           exitCode: .temporaryFailure, stop: .lockBusy)
         }
         defer { withExtendedLifetime(lock) {} }
 
         let token = try workspace.token()
+        let explainer = FailureExplainer { [workspace] in workspace.context.diagnose($0, account: workspace.name, pendingWrites: 0) }
         var sender = HTTPWriteSender(api: workspace.api(token: token), rules: try BookRules.forAccount(store),
-                                     deadline: deadline, strict: strict || Self.strictByConfiguration(workspace.context),
+                                     deadline: deadline, explainer: explainer, strict: strict || Self.strictByConfiguration(workspace.context),
                                      memory: protocolMemory(store), stopRequested: stopRequested)
         var backoff = RetryBackoff()
         var tally = Tally()
@@ -133,35 +135,41 @@ struct AccountPush {
             case nil:
                 return try finish(tally, store: store)
             case .unauthorized:
-                return try finish(tally, store: store, stop: .needsLogin, problem:
+                return try finish(tally, store: store, stop: .needsLogin, problem: AccountProblem(
                     "Your session for \(name) has expired: run `lib login \(workspace.account.origin)`. \(Self.saved(try store.outbox.counts().pending))",
+                    namesAccount: true),
                     exitCode: .authentication)
             case .loggedOut:
-                return try finish(tally, store: store, stop: .signedOut, problem:
-                    "\(name) was signed out during the push; the writes not sent were set aside.", exitCode: .authentication)
+                return try finish(tally, store: store, stop: .signedOut, problem: AccountProblem(
+                    "\(name) was signed out during the push; the writes not sent were set aside.", namesAccount: true),
+                    exitCode: .authentication)
             case .temporary(_, let retryAfter):
                 let pending = try store.outbox.counts().pending
                 if case .stopped = stopped {
                     return try finish(tally, store: store, stop: .interrupted)
                 }
-                guard case .failed(let failure) = stopped else {
-                    return try finish(tally, store: store, problem: "Out of time; \(Self.saved(pending))", exitCode: .temporaryFailure)
+                guard case .failed(let failure, let diagnosed) = stopped else {
+                    return try finish(tally, store: store, problem: AccountProblem("Out of time; \(Self.saved(pending))", namesAccount: false),
+                                      exitCode: .temporaryFailure)
                 }
-                let explanation = workspace.context.diagnose(failure, account: name, pendingWrites: pending)
+                let explanation = diagnosed.keeping(pending)
+                // Only the expired session's sentence names the account.
+                let problem = AccountProblem(explanation.message, namesAccount: explanation.reason == .unauthorized)
                 let code = explanation.exitCode
                 let stop: Stop = explanation.reason == .offline
                     ? .offline(host: failure.endpoint.host, port: UInt16(failure.endpoint.port))
                     : failure.isTemporary || code == .temporaryFailure ? .temporary(retryAfter: retryAfter) : .failed
                 guard failure.isTemporary, let deadline else {
-                    return try finish(tally, store: store, stop: stop, problem: explanation.message, exitCode: code)
+                    return try finish(tally, store: store, stop: stop, problem: problem, exitCode: code)
                 }
                 if let retryAfter, retryAfter > deadline - MonotonicClock.now() {
                     return try finish(tally, store: store, stop: stop,
-                                      problem: Self.tooLongAWait(retryAfter, failure, pending: pending), exitCode: code)
+                                      problem: AccountProblem(Self.tooLongAWait(retryAfter, failure, pending: pending), namesAccount: false),
+                                      exitCode: code)
                 }
                 guard wait(after: explanation, failure: failure, retryAfter: retryAfter, backoff: &backoff, until: deadline)
                 else {
-                    return try finish(tally, store: store, stop: stop, problem: explanation.message, exitCode: code)
+                    return try finish(tally, store: store, stop: stop, problem: problem, exitCode: code)
                 }
             }
         }
@@ -214,12 +222,11 @@ struct AccountPush {
     /// `RetryBackoff.nextAttempt`). False when the budget is spent.
     func wait(after explanation: FailureExplanation, failure: TransportFailure, retryAfter: Double?,
               backoff: inout RetryBackoff, until deadline: Double) -> Bool {
-        if case .networkManager = explanation.reason {
+        if case .networkManager(let hold) = explanation.reason {
             // A portal, limited connectivity or a connection being made:
             // retrying into it is wasted; try again as soon as it changes.
-            let headline = explanation.message.prefix { $0 != ":" }
             switch NetworkManagerWait(progress: progress).wait(
-                while: \.holdsRequests, until: deadline, saying: "\(headline): waiting for it to change") {
+                while: \.holdsRequests, until: deadline, saying: "\(FailureExplanation.report(of: hold)): waiting for it to change") {
             case .released: return true
             case .deadline: return false
             }
@@ -245,7 +252,8 @@ struct AccountPush {
         guard let resumeAt = RetryBackoff.nextAttempt(now: MonotonicClock.now(), delay: delay, deadline: deadline) else {
             return false
         }
-        let headline = Self.headline(of: failure, account: name)
+        var headline = explanation.headline
+        if headline.hasSuffix(".") { headline.removeLast() }
         while MonotonicClock.now() < resumeAt {
             let left = resumeAt - MonotonicClock.now()
             progress.show("\(headline); retrying in \(Int(left.rounded(.up))) s", secondsLeft: deadline - MonotonicClock.now())
@@ -255,16 +263,8 @@ struct AccountPush {
         return true
     }
 
-    /// The failure's sentence for the progress line: the whole host and the
-    /// reason, without the final period or the count of saved writes.
-    static func headline(of failure: TransportFailure, account: String) -> String {
-        var text = FailureExplanation(failure: failure, path: .unknown, account: account, pendingWrites: 0).message
-        if text.hasSuffix(".") { text.removeLast() }
-        return text
-    }
-
     /// The summary and exit code once nothing more will be sent.
-    private func finish(_ tally: Tally, store: AccountStore, stop: Stop? = nil, problem: String? = nil,
+    private func finish(_ tally: Tally, store: AccountStore, stop: Stop? = nil, problem: AccountProblem? = nil,
                         exitCode: ExitCode = .success) throws -> Result {
         let counts = try store.outbox.counts()
         var parts: [String] = []

@@ -87,7 +87,8 @@ struct AccountWorkspace {
         do {
             return try context.tokenStore.lookUp(for: keyringAccount)
         } catch .notFound {
-            throw CommandFailure("No token for \(name) in the keyring: run `lib login \(account.origin)`", exitCode: .authentication)
+            throw CommandFailure("No token for \(name) in the keyring: run `lib login \(account.origin)`", exitCode: .authentication,
+                                 naming: name)
         }
     }
 
@@ -107,6 +108,24 @@ struct AccountWorkspace {
         let explanation = context.diagnose(failure, account: name, pendingWrites: pendingWrites)
         return CommandFailure(explanation.message, exitCode: explanation.exitCode,
                               reason: explanation.reason.token)
+    }
+
+    /// `error` in the user's words when it is one of the server's or the
+    /// network's (a `RequestFailure`, a `PullStopped`); any other error as it is.
+    func explained(_ error: any Error, pendingWrites: Int = 0) -> any Error {
+        switch error {
+        case RequestFailure.transport(let failure) as RequestFailure:
+            return explain(failure, pendingWrites: pendingWrites)
+        case RequestFailure.problem(let problem) as RequestFailure:
+            return CommandFailure("\(account.origin.hostAndPort) answered \(problem.request) with \(problem.status): \(problem.detail)")
+        case let failure as TransportFailure:
+            return explain(failure, pendingWrites: pendingWrites)
+        case let stop as PullStopped:
+            return CommandFailure("Stopped pulling from \(account.origin.hostAndPort) \(stop.why); what was pulled is kept on this device, "
+                                  + "and the next lib pull goes on from there.", exitCode: .temporaryFailure, reason: "pull-budget")
+        default:
+            return error
+        }
     }
 }
 

@@ -1,11 +1,13 @@
+import LibAccounts
 import LibBookSchema
 import LibCLI
 import LibSync
 import LibClient
 
 /// Offers the document paths cached for the account the command line names,
-/// for `lib __complete paths` (every TAB): the store opened read-only,
-/// never the network, D-Bus or the keyring. Any problem offers nothing.
+/// for `lib __complete paths` (every TAB), and the signed-in accounts: the
+/// store and the accounts index read only, never the network, D-Bus or the
+/// keyring. Any problem offers nothing.
 public struct CacheCompletionSource: CompletionSource {
     public init() {}
 
@@ -15,6 +17,12 @@ public struct CacheCompletionSource: CompletionSource {
               let cached = try? store.cache.paths(withPrefix: prefix)
         else { return [] }
         return cached
+    }
+
+    /// The names in the accounts index, read as every command reads it.
+    public func accountNames(startingWith prefix: String, context: CommandContext) -> [String] {
+        guard let directories = try? context.directories, let index = try? AccountIndex.load(from: directories.config) else { return [] }
+        return index.accounts.map(\.name).filter { $0.hasPrefix(prefix) }
     }
 }
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import LibCLI
 import LibJSON
 import LibSync
@@ -32,10 +35,19 @@ struct EditBase {
             return EditBase(document: object, cached: cached, pendingCreate: false)
         }
         guard fetchIfMissing else { return EditBase(document: nil, cached: nil, pendingCreate: false) }
-        // Nothing is changed yet: `lib` can still hand the edit to `lib-online`.
-        try workspace.context.continueOnline(Edit.command.name)
         let fetched = try fetch(path, store: store, workspace: workspace)
         return EditBase(document: fetched.json?.objectValue, cached: fetched, pendingCreate: false)
+    }
+
+    /// Whether the device has the document (a cached copy or writes of
+    /// it), read without changing anything: the store is opened read-only
+    /// and nothing is made when it is missing.
+    static func isOnDevice(_ path: ResourcePath, _ context: CommandContext) -> Bool {
+        guard let workspace = try? AccountWorkspace(context) else { return true }
+        let storePath = workspace.paths.storePath(workspace.name)
+        guard access(storePath, F_OK) == 0, let store = try? AccountStore(readingFrom: storePath) else { return false }
+        let key = path.description
+        return (try? store.cache.document(at: key)) != nil || (try? store.outbox.items(for: key).isEmpty) == false
     }
 
     /// `GET` of a document this device has never seen (the same request
@@ -45,9 +57,14 @@ struct EditBase {
         let answer: ResourceFetcher.DocumentAnswer
         do {
             let api = workspace.api(token: try workspace.token())
-            BookSchemaRefresh.ifStale(api, store: store, now: workspace.context.now().secondsSince1970)
-            answer = try ResourceFetcher(api: api, rules: try BookRules.forAccount(store), explain: { workspace.explain($0, pendingWrites: 0) })
-                .document(path, cachedETag: nil)
+            let now = workspace.context.now().secondsSince1970
+            do {
+                try BookSchemaRefresh.ifMissing(api, store: store, now: now)
+                answer = try ResourceFetcher(api: api, rules: try BookRules.forAccount(store)).document(path, cachedETag: nil)
+            } catch {
+                throw workspace.explained(error)
+            }
+            BookSchemaRefresh.ifStale(api, store: store, now: now)
         } catch let failure as CommandFailure {
             throw CommandFailure("\(key) is not on this device yet and couldn't be fetched: \(failure.message) Run `lib get \(key)` while online, then edit it.",
                                  exitCode: failure.exitCode)

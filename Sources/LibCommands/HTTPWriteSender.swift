@@ -16,8 +16,9 @@ struct HTTPWriteSender: WriteSender {
         case stopped
         /// The time given with `--wait` ran out before the request.
         case outOfTime
-        /// The request failed, or its answer was not the library server's.
-        case failed(TransportFailure)
+        /// The request failed, or its answer was not the library server's:
+        /// what happened, and its one explanation.
+        case failed(TransportFailure, FailureExplanation)
     }
 
     /// What the account's store knows of the server's protocol, and how to
@@ -37,13 +38,15 @@ struct HTTPWriteSender: WriteSender {
     let stopRequested: () -> Bool
     /// Updates under the whole-version rule (`push --strict`, `LIB_STRICT_WRITES=1`).
     let strict: Bool
+    let explainer: FailureExplainer
     private var memory: ProtocolMemory
     private var capabilities: ServerCapabilities?
     /// Halved when a batch's answer was too large for lib to read.
     private var largest = ServerCapabilities.largestBatch
 
-    init(api: ServerAPI, rules: BookRules, deadline: Double?, strict: Bool = false,
+    init(api: ServerAPI, rules: BookRules, deadline: Double?, explainer: FailureExplainer, strict: Bool = false,
          memory: ProtocolMemory = ProtocolMemory(known: .v1Only), stopRequested: @escaping () -> Bool = { false }) {
+        self.explainer = explainer
         var api = api
         api.deadline = deadline
         writer = LibraryWriter(api: api, rules: rules)
@@ -73,13 +76,13 @@ struct HTTPWriteSender: WriteSender {
             memory.remember(found)
             return nil
         case .failure(let failure):
-            if case .unauthorized = failure.kind { return (.unauthorized, .failed(failure)) }
+            if case .unauthorized = failure.kind { return (.unauthorized, .failed(failure, explainer.explain(failure))) }
             return outcome(of: .temporary(failure))
         }
     }
 
     mutating func send(batch items: [OutboxItem]) -> [(WriteOutcome, PushStop?)] {
-        guard let limits = capabilities?.batchWrites else { return sendOneByOne(items) }
+        guard let limits = capabilities?.batchWrites else { return sendEach(items) }
         var results: [(WriteOutcome, PushStop?)] = []
         var group: [(OutboxItem, BatchWriteItem)] = []
         var groupBytes = 0
@@ -124,7 +127,7 @@ struct HTTPWriteSender: WriteSender {
         case .notSupported:
             memory.forget()
             capabilities = .v1Only
-            return sendOneByOne(group.map(\.0))
+            return sendEach(group.map(\.0))
         case .failed(let answer):
             if case .temporary(let failure) = answer, case .answerTooLarge = failure.kind, group.count > 1 {
                 largest = max(1, group.count / 2)
@@ -137,18 +140,9 @@ struct HTTPWriteSender: WriteSender {
                 memory.forget()  // the limits changed: learn them again at the next push
             }
             // Every write of the batch shares its fate; each is kept, sent or not.
-            return group.map { _ in outcome(of: answer) }
+            let shared = outcome(of: answer)
+            return group.map { _ in shared }
         }
-    }
-
-    private mutating func sendOneByOne(_ items: [OutboxItem]) -> [(WriteOutcome, PushStop?)] {
-        var results: [(WriteOutcome, PushStop?)] = []
-        for item in items {
-            let result = send(item)
-            results.append(result)
-            if result.0.stopsThePass { break }
-        }
-        return results
     }
 
     func send(_ item: OutboxItem) -> (WriteOutcome, PushStop?) {
@@ -198,16 +192,17 @@ struct HTTPWriteSender: WriteSender {
         case .applied(let document, let etag, let merged): return (.applied(document: document, etag: etag, merged: merged), nil)
         case .conflict(let theirs, let etag): return (.conflict(theirs: theirs, etag: etag), nil)
         case .rejected(let problem): return (.rejected(problem: problem), nil)
-        case .unauthorized(let failure): return (.unauthorized, failure.map { .failed($0) })
+        case .unauthorized(let failure): return (.unauthorized, failure.map { .failed($0, explainer.explain($0)) })
         case .temporary(let failure):
             let retryAfter: RetryAfter?
             switch failure.kind {
             case .serverError(_, _, let after), .rateLimited(let after): retryAfter = after
             default: retryAfter = nil
             }
-            let reason = FailureExplanation(failure: failure, path: .unknown, account: nil, pendingWrites: 0).reason.token
-            return (.temporary(reason: reason, retryAfter: retryAfter.map { Double($0.seconds) }, sent: failure.mayHaveReachedServer),
-                    .failed(failure))
+            let explanation = explainer.explain(failure)
+            return (.temporary(reason: explanation.reason.token, retryAfter: retryAfter.map { Double($0.seconds) },
+                               sent: failure.mayHaveReachedServer),
+                    .failed(failure, explanation))
         }
     }
 }

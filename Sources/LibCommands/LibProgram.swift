@@ -44,18 +44,6 @@ enum ProgramRoleKey: ServiceKey {
     static let defaultValue = ProgramRole.online
 }
 
-extension CommandContext {
-    /// Makes sure the rest of the command runs where the network and the
-    /// keyring are: in `lib`, replaces the process with `lib-online`
-    /// (nothing may have changed yet); in `lib-online`, returns at once.
-    func continueOnline(_ command: String) throws(CommandFailure) {
-        guard case .onDevice(let arguments) = services[ProgramRoleKey.self] else { return }
-        standardOutput.flush()
-        standardError.flush()
-        try OnlineHelper.replaceProcess(arguments: arguments, command: command)
-    }
-}
-
 /// `lib`'s keyring: none (see `LibProgram.runOnDevice`).
 struct NoKeyringOnDevice: TokenStore {
     private static let failure = KeyringError.libsecretUnavailable(

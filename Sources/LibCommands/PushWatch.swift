@@ -247,7 +247,7 @@ final class PushWatch {
             account.report(result.problem, say: say)
             account.needsLogin = true
         case .signedOut:
-            say(result.problem ?? "\(account.name) was signed out.")
+            say(result.problem?.named(account.name) ?? "\(account.name) was signed out.")
             events.unwatch(account.watch)
             accounts[account.name] = nil
         case .failed:
@@ -296,7 +296,7 @@ final class WatchedAccount {
     private var backoff = RetryBackoff()
     private var outageStarted: Double?
     /// The last problem said, so that a retry failing the same way says nothing.
-    private var lastProblem: String?
+    private var lastProblem: AccountProblem?
 
     init(workspace: AccountWorkspace, store: AccountStore, watch: Int32) {
         self.workspace = workspace
@@ -322,10 +322,10 @@ final class WatchedAccount {
     /// Says a problem unless it is the one said last.
     /// Says a problem once, until another one replaces it, naming the
     /// account (the watcher may push several).
-    func report(_ problem: String?, say: (String) -> Void) {
+    func report(_ problem: AccountProblem?, say: (String) -> Void) {
         guard let problem, problem != lastProblem else { return }
         lastProblem = problem
-        say(problem.contains(name) ? problem : "\(name): \(problem)")
+        say(problem.named(name))
     }
 
     /// The delay before the next try while the server stays unreachable:

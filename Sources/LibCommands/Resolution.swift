@@ -16,6 +16,7 @@ struct Resolution {
     let said = SaidLines()
 
     var context: CommandContext { workspace.context }
+    var now: UnixSeconds { context.now().secondsSince1970 }
     var key: String { write.key }
 
     func say(_ line: String) {
@@ -117,7 +118,7 @@ struct Resolution {
         try requireConflict("--theirs")
         let sides = try Sides(write.item)
         guard let merge = sides.fieldMerge(clashesTake: .theirs), let theirs = sides.theirs else {
-            try settlement.dropAll()
+            try settlement.dropAll(now: now)
             say("Resolved \(key) for \(workspace.name): kept the server's version; dropped \(write.droppedPhrase) of yours.")
             return .success
         }
@@ -196,7 +197,7 @@ struct Resolution {
             reverted = FieldMerge(base: sides.base ?? JSONObject(), mine: newest, theirs: theirs, clashesTake: .theirs).fromMine
         }
         guard try confirmReverting(reverted, side: "you", option: "--theirs --whole", instead: "--theirs") else { return .failure }
-        try settlement.dropAll()
+        try settlement.dropAll(now: now)
         let what = reverted.isEmpty ? "" : " (it reverts your change to \(reverted.joinedAsList()))"
         say("Resolved \(key) for \(workspace.name): kept the server's whole version; dropped \(write.droppedPhrase) of yours\(what).")
         return .success
@@ -233,7 +234,7 @@ struct Resolution {
                 try settle(on: nil)
                 say("Resolved \(key) for \(workspace.name): the server had already deleted it; nothing to send.")
             } else {
-                try settlement.dropAll()
+                try settlement.dropAll(now: now)
                 say("Resolved \(key) for \(workspace.name): the server had deleted it and you had not changed it; dropped \(write.droppedPhrase).")
             }
             return .success
@@ -308,7 +309,7 @@ struct Resolution {
         if sides != nil {
             try settle(on: document)
         } else {
-            try settlement.replace(with: document)
+            try settlement.replace(with: document, now: now)
         }
         say("Resolved \(key) for \(workspace.name): your edited version will be sent at the next push.")
         return .success

@@ -15,16 +15,35 @@ protocol Verb: CommandSyntax {
     /// keyring); otherwise the static `lib` runs the command itself.
     static func runsOnline(_ options: Options) -> Bool
 
+    /// The same, for a verb whose answer depends on what the device holds:
+    /// it may look at the account's files read-only (as git's
+    /// RUN_SETUP_GENTLY), and must change nothing. By default `runsOnline(options)`.
+    static func runsOnline(_ options: Options, lookingAt context: CommandContext) -> Bool
+
     static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode
 }
 
 extension Verb {
-    /// The handler the dispatcher runs. In `lib` a command whose options
-    /// need the network first hands the whole line to `lib-online`, before
-    /// anything has changed.
+    static func runsOnline(_ options: Options, lookingAt context: CommandContext) -> Bool { runsOnline(options) }
+
+    /// The handler the dispatcher runs. Which program runs the command is
+    /// decided here, once, before it starts: in `lib` a command that needs
+    /// the network hands the whole line to `lib-online` before anything
+    /// has changed. Nothing else can hand over.
     static func handler(_ parsed: ParsedCommand, _ context: CommandContext) throws -> ExitCode {
         let options = try options(parsed)
-        if runsOnline(options) { try context.continueOnline(name) }
+        if runsOnline(options, lookingAt: context) { try context.continueOnline(name) }
         return try run(options, context)
+    }
+}
+
+private extension CommandContext {
+    /// In `lib`, replaces the process with `lib-online`; in `lib-online`,
+    /// returns at once.
+    func continueOnline(_ command: String) throws(CommandFailure) {
+        guard case .onDevice(let arguments) = services[ProgramRoleKey.self] else { return }
+        standardOutput.flush()
+        standardError.flush()
+        try OnlineHelper.replaceProcess(arguments: arguments, command: command)
     }
 }

@@ -44,7 +44,7 @@ extension PushWatch {
             account.lastPullProblem = nil
             scheduleIdlePull(account, from: now)
         } catch {
-            let (message, code) = Pull.explanation(of: error)
+            let (message, code, _) = Pull.explanation(of: error, account.workspace)
             if code != .temporaryFailure && code != .authentication && message != account.lastPullProblem { say(message) }
             account.lastPullProblem = message
             switch code {

@@ -7,9 +7,24 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
     /// Why, as a value (`reason.token` for scripts: `offline`,
     /// `connection-refused`, `server-error 503 retry-after=5`...).
     public let reason: FailureReason
-    /// The sentence(s) for the user.
-    public let message: String
+    /// What happened, in the user's words, without what was kept.
+    public let headline: String
     public let exitCode: ExitCode
+    /// Writes kept on this device, said after the headline.
+    public private(set) var pendingWrites: Int
+
+    /// The sentence(s) for the user: the headline, then what was kept.
+    public var message: String {
+        guard pendingWrites > 0 else { return headline }
+        return headline + (pendingWrites == 1 ? " 1 write is saved on this device." : " \(pendingWrites) writes are saved on this device.")
+    }
+
+    /// The same explanation, with `count` writes kept (counted once the push has recorded its answers).
+    public func keeping(_ count: Int) -> FailureExplanation {
+        var copy = self
+        copy.pendingWrites = count
+        return copy
+    }
 
     /// Explains `failure` given the path at the time, the account the request
     /// was for (nil: name the host instead), the number of writes kept in the
@@ -27,18 +42,15 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
         var message: String
         var exitCode = ExitCode.temporaryFailure
         let proxy = failure.proxy
-        // The proxy's name for the cases guarded by `proxy != nil`.
-        let proxyName = proxy.map { "\($0)" } ?? "the proxy"
+        // A connection that failed is the proxy's when one is in effect (the server was not tried).
+        let unreached = proxy.map { "\($0)" } ?? server
         switch failure.kind {
         case _ where offline:
             reason = .offline
             message = "You're offline (no network route to \(host))."
-        case .noRoute where proxy != nil:
-            reason = .proxyNoRoute
-            message = "Couldn't reach \(proxyName): no network route to it."
         case .noRoute:
-            reason = .noRoute
-            message = "Couldn't reach \(server): no network route to that host."
+            reason = proxy == nil ? .noRoute : .proxyNoRoute
+            message = "Couldn't reach \(unreached): no network route to \(proxy == nil ? "that host" : "it")."
         case .dnsFailure:
             reason = .dns
             message = "Couldn't resolve \(host)."
@@ -46,18 +58,13 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
             reason = .dnsProxy
             message = proxy.map { "Couldn't resolve the name of \($0)." }
                 ?? "Couldn't resolve the proxy set in the environment (https_proxy, http_proxy or all_proxy)."
-        case .connectionRefused where proxy != nil:
-            reason = .proxyRefused
-            message = "Couldn't reach \(proxyName): connection refused — the proxy may be down (the server was not tried)."
         case .connectionRefused:
-            reason = .connectionRefused
-            message = "Couldn't reach \(server): connection refused — the server may be down."
-        case .connectTimeout where proxy != nil:
-            reason = .proxyConnectTimeout
-            message = "Couldn't reach \(proxyName): timed out after \(Self.seconds(failure.timeout))."
+            reason = proxy == nil ? .connectionRefused : .proxyRefused
+            let who = proxy == nil ? "the server may be down" : "the proxy may be down (the server was not tried)"
+            message = "Couldn't reach \(unreached): connection refused — \(who)."
         case .connectTimeout:
-            reason = .connectTimeout
-            message = "Couldn't reach \(server): timed out after \(Self.seconds(failure.timeout))."
+            reason = proxy == nil ? .connectTimeout : .proxyConnectTimeout
+            message = "Couldn't reach \(unreached): timed out after \(Self.seconds(failure.timeout))."
         case .responseTimeout:
             reason = .responseTimeout
             let through = proxy.map { " (through \($0))" } ?? ""
@@ -135,13 +142,10 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
             message = held.sentence + " " + message
             exitCode = ExitCode.temporaryFailure
         }
-        if pendingWrites > 0 {
-            message += pendingWrites == 1
-                ? " 1 write is saved on this device." : " \(pendingWrites) writes are saved on this device."
-        }
         self.reason = reason
-        self.message = message
+        self.headline = message
         self.exitCode = exitCode
+        self.pendingWrites = pendingWrites
     }
 
     /// Probes the path when it matters to the failure (never otherwise),
@@ -199,16 +203,34 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
     /// What NetworkManager says when it holds requests back (see
     /// `NetworkManagerStatus.holdsRequests`), with its reason token.
     static func networkManagerSays(_ status: NetworkManagerStatus) -> (reason: FailureReason, sentence: String)? {
+        let hold: FailureReason.NetworkManagerHold
         if status.connectivity == .captivePortal {
-            return (.networkManager(.portal), "NetworkManager reports a captive portal: sign in to the network.")
+            hold = .portal
+        } else if status.state == .connecting {
+            hold = .connecting
+        } else if status.connectivity == .limited {
+            hold = .limited
+        } else {
+            return nil
         }
-        if status.state == .connecting {
-            return (.networkManager(.connecting), "NetworkManager reports that the network is still connecting: try again once it is up.")
+        return (.networkManager(hold), report(of: hold) + ": " + advice(for: hold))
+    }
+
+    /// "NetworkManager reports a captive portal": what holds requests back.
+    public static func report(of hold: FailureReason.NetworkManagerHold) -> String {
+        switch hold {
+        case .portal: "NetworkManager reports a captive portal"
+        case .connecting: "NetworkManager reports that the network is still connecting"
+        case .limited: "NetworkManager reports limited connectivity"
         }
-        if status.connectivity == .limited {
-            return (.networkManager(.limited), "NetworkManager reports limited connectivity: the network does not reach the internet.")
+    }
+
+    private static func advice(for hold: FailureReason.NetworkManagerHold) -> String {
+        switch hold {
+        case .portal: "sign in to the network."
+        case .connecting: "try again once it is up."
+        case .limited: "the network does not reach the internet."
         }
-        return nil
     }
 }
 

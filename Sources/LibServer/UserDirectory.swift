@@ -1,5 +1,5 @@
 import Foundation
-import LibAccounts
+import LibBase
 import LibStore
 
 /// Users, their password hashes and their sessions. Tokens are random and

@@ -15,7 +15,7 @@ public enum DocumentID {
     static let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz".utf8)
 
     /// A new id, made at `now` (unix seconds).
-    public static func make(now: UnixSeconds = UnixClock.now()) -> String {
+    public static func make(now: UnixSeconds) -> String {
         var generator = SystemRandomNumberGenerator()
         return make(now: now, random: (generator.next(), generator.next()))
     }

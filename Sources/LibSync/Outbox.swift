@@ -38,7 +38,7 @@ public struct Outbox {
     /// unknown to the server, so it can still change); otherwise the write
     /// queues behind it and goes against the version that one's answer gives.
     @discardableResult
-    public func enqueue(_ write: NewWrite, now: UnixSeconds = UnixClock.now()) throws -> EnqueueOutcome {
+    public func enqueue(_ write: NewWrite, now: UnixSeconds) throws -> EnqueueOutcome {
         try db.write { db in
             let last = try Self.items(db, "WHERE path = ?1 ORDER BY seq DESC LIMIT 1", [.text(write.path)]).first
             if let last, last.isUnsent {
@@ -98,7 +98,7 @@ public struct Outbox {
     /// pass sends with (`sentWith`), and keeps it: the server records a key
     /// with the request that carried it, and the same write sent again in
     /// the other protocol's form would be another request under that key.
-    public func claimSendable(sendingWith wireProtocol: String = "v1", now: UnixSeconds = UnixClock.now()) throws {
+    public func claimSendable(sendingWith wireProtocol: String = "v1", now: UnixSeconds) throws {
         try db.write { db in
             try db.run("UPDATE outbox SET attempts = attempts + 1, claimed = 0 WHERE claimed = 1")
             try db.run("UPDATE outbox SET claimed = 1, sent_with = COALESCE(sent_with, ?1) WHERE \(Self.sendable)",
@@ -108,7 +108,7 @@ public struct Outbox {
 
     /// A write's request failed without settling it; `sent`: it may have
     /// reached the server (a connection was made and bytes written).
-    public func recordFailure(seq: Int64, error: String, sent: Bool, now: UnixSeconds = UnixClock.now()) throws {
+    public func recordFailure(seq: Int64, error: String, sent: Bool, now: UnixSeconds) throws {
         try db.run(cached: """
             UPDATE outbox SET last_error = ?2, attempts = attempts + ?3, claimed = 0,
                 updated_at = CASE WHEN ?3 = 1 THEN ?4 ELSE updated_at END
@@ -130,13 +130,13 @@ public struct Outbox {
     /// became conflicts without being sent (see `Chain`).
     @discardableResult
     public func record(_ answers: [OutboxAnswer], failure: Failure? = nil, finished: Bool = false,
-                       now: UnixSeconds = UnixClock.now()) throws -> [OutboxItem] {
+                       now: UnixSeconds) throws -> [OutboxItem] {
         try record(answers, failures: failure.map { [$0] } ?? [], finished: finished, now: now)
     }
 
     /// The same, with a failure for each write of a batch that got none of its own (a batch cut by a lost answer).
     public func record(_ answers: [OutboxAnswer], failures: [Failure], finished: Bool = false,
-                       now: UnixSeconds = UnixClock.now()) throws -> [OutboxItem] {
+                       now: UnixSeconds) throws -> [OutboxItem] {
         guard !answers.isEmpty || !failures.isEmpty || finished else { return [] }
         return try db.write { db in
             let outbox = Outbox(db: db)
@@ -171,7 +171,7 @@ public struct Outbox {
     /// a deleted one), and the next write of the same path goes against
     /// that version, or becomes a conflict when its intent clashes with it
     /// (returned).
-    public func recordSuccess(seq: Int64, document: String?, etag: String?, now: UnixSeconds = UnixClock.now()) throws {
+    public func recordSuccess(seq: Int64, document: String?, etag: String?, now: UnixSeconds) throws {
         try db.write { db in
             var settled: [Cache.Settled] = []
             _ = try Self.recordSuccess(db, seq: seq, document: document, etag: etag, now: now, settled: &settled)
@@ -215,7 +215,7 @@ public struct Outbox {
 
     /// A 412: the item waits for `lib resolve`, holding the server's current
     /// document (nil when it no longer exists) and ETag from the answer.
-    public func recordConflict(seq: Int64, theirsBody: String?, theirsETag: String?, now: UnixSeconds = UnixClock.now()) throws {
+    public func recordConflict(seq: Int64, theirsBody: String?, theirsETag: String?, now: UnixSeconds) throws {
         try db.run(cached: """
             UPDATE outbox SET status = 'conflict', theirs_body = ?2, theirs_etag = ?3, last_error = NULL, claimed = 0,
                 updated_at = ?4
@@ -224,7 +224,7 @@ public struct Outbox {
     }
 
     /// Another 4xx: the server will not take this write as it is.
-    public func recordRejection(seq: Int64, problem: String, now: UnixSeconds = UnixClock.now()) throws {
+    public func recordRejection(seq: Int64, problem: String, now: UnixSeconds) throws {
         try db.run(cached: """
             UPDATE outbox SET status = 'rejected', problem = ?2, last_error = NULL, claimed = 0, updated_at = ?3 WHERE seq = ?1
             """, [.integer(seq), .text(problem), .real(now)])
@@ -234,7 +234,7 @@ public struct Outbox {
     /// server's version it was settled against (its new base), under a new
     /// key (the old key's answer was the 412 or the rejection).
     public func requeue(seq: Int64, intent: WriteIntent, baseBody: String?, baseETag: String?,
-                        now: UnixSeconds = UnixClock.now()) throws {
+                        now: UnixSeconds) throws {
         let stored = StoredIntent(intent)
         try db.run("""
             UPDATE outbox SET status = 'pending', method = ?2, create_only = ?3, body = ?4, changes = ?5,
@@ -250,7 +250,7 @@ public struct Outbox {
     /// dropped) goes against `version`, or waits for `lib resolve` when its
     /// intent clashes with it.
     @discardableResult
-    public func advance(_ item: OutboxItem, onto version: Chain.Version, now: UnixSeconds = UnixClock.now()) throws -> Chain.Next {
+    public func advance(_ item: OutboxItem, onto version: Chain.Version, now: UnixSeconds) throws -> Chain.Next {
         let next = Chain.next(item, after: version)
         guard item.status == .pending else { return next }
         switch next {

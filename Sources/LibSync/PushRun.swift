@@ -49,7 +49,7 @@ public struct PushRun {
     /// are recorded (one transaction) before the next batch is made.
     /// `answered` is told, after each request, how many writes have had an
     /// answer so far (for a progress line).
-    public func run<Sender: WriteSender>(with sender: inout Sender, now: () -> UnixSeconds = UnixClock.now,
+    public func run<Sender: WriteSender>(with sender: inout Sender, now: () -> UnixSeconds,
                                          answered: (Int) -> Void = { _ in }) throws
         -> (report: PushReport, failure: Sender.Failure?) {
         var report = PushReport()

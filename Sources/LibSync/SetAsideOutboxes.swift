@@ -74,7 +74,7 @@ public struct SetAsideOutboxes {
     /// identity, in one transaction: the rows are either in the store or set
     /// aside, never both, never neither. Returns how many were moved.
     @discardableResult
-    public func setAside(from store: AccountStore, identityKey key: String, now: UnixSeconds = UnixClock.now()) throws -> Int {
+    public func setAside(from store: AccountStore, identityKey key: String, now: UnixSeconds) throws -> Int {
         let count = try store.database.scalar("SELECT count(*) FROM outbox")?.integer ?? 0
         if count == 0 { return 0 }
         try makePrivateDirectory(identityDirectory(key))

@@ -38,7 +38,7 @@ public struct Settlement {
     /// Settles the conflict on `result` (nil: the document deleted), over
     /// the server's version.
     @discardableResult
-    public func settle(on result: JSONObject?, now: UnixSeconds = UnixClock.now()) throws -> Outcome {
+    public func settle(on result: JSONObject?, now: UnixSeconds) throws -> Outcome {
         let theirs = self.theirs
         if theirs.body != nil && theirs.etag == nil { throw SettlementError.noServerETag(path: write.path) }
         let theirsDocument = write.theirs
@@ -67,7 +67,7 @@ public struct Settlement {
     }
 
     /// A rejected write, replaced by `document` (what `--edit` saved), against the same version.
-    public func replace(with document: JSONObject, now: UnixSeconds = UnixClock.now()) throws {
+    public func replace(with document: JSONObject, now: UnixSeconds) throws {
         let intent: WriteIntent
         if write.intent.isCreate || write.base == nil {
             intent = .create(document)
@@ -78,7 +78,7 @@ public struct Settlement {
     }
 
     /// Drops the write and every write made on top of it; the cache takes the server's version.
-    public func dropAll(now: UnixSeconds = UnixClock.now()) throws {
+    public func dropAll(now: UnixSeconds) throws {
         try store.database.write { db in
             for dropped in [write] + later { try Outbox(db: db).remove(seq: dropped.seq) }
             try keepInCache(theirs, now: now)

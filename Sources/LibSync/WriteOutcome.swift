@@ -47,8 +47,10 @@ extension WriteSender {
     public var wireProtocol: String { "v1" }
     public var batchLimit: Int { 1 }
 
+    public mutating func send(batch items: [OutboxItem]) -> [(WriteOutcome, Failure?)] { sendEach(items) }
+
     /// One by one, stopping at the first temporary failure or 401.
-    public mutating func send(batch items: [OutboxItem]) -> [(WriteOutcome, Failure?)] {
+    public mutating func sendEach(_ items: [OutboxItem]) -> [(WriteOutcome, Failure?)] {
         var results: [(WriteOutcome, Failure?)] = []
         for item in items {
             let result = send(item)

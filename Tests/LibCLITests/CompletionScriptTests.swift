@@ -12,9 +12,11 @@ struct CompletionScriptTests {
     init() throws {
         home = try TemporaryDirectory("lib-completion")
         try FileManager.default.createDirectory(atPath: home.file("config"), withIntermediateDirectories: true)
-        // The accounts index: the name first, other columns ignored.
-        try "alice@127.0.0.1:8080\t1\thttp://127.0.0.1:8080\nbob@127.0.0.1:8080\t2\thttp://127.0.0.1:8080\n"
+        // The accounts index as lib writes it: name, server, user id, user name.
+        try "alice@127.0.0.1:8080\thttp://127.0.0.1:8080\tu-1\talice\nbob@127.0.0.1:8080\thttp://127.0.0.1:8080\tu-2\tbob\n"
             .write(toFile: home.file("config/accounts"), atomically: true, encoding: .utf8)
+        chmod(home.file("config/accounts"), 0o600)
+        chmod(home.file("config"), 0o700)
         environment = environmentForBuiltLib(home: home.path)
     }
 

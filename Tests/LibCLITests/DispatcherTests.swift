@@ -1,4 +1,5 @@
 import Foundation
+import LibAccounts
 import LibCLI
 @testable import LibCommands
 import LibJSON
@@ -115,16 +116,18 @@ private struct FixedPaths: CompletionSource {
     #expect(none.exitCode == .success && none.stdout == "")
 }
 
-@Test func completeAccountsReadsTheIndexAndSkipsCommentsAndBlankLines() throws {
+@Test func completeAccountsReadsTheIndexAsEveryCommandDoes() throws {
     let home = try TemporaryDirectory()
-    try FileManager.default.createDirectory(atPath: home.file("config"), withIntermediateDirectories: true)
-    try "# name\tid\n\nalice@h:1\t7\n  bob@h:1  \n".write(toFile: home.file("config/accounts"), atomically: true, encoding: .utf8)
-    try "bob@h:1\n".write(toFile: home.file("config/current"), atomically: true, encoding: .utf8)
-    let run = runInProcess(["__complete", "accounts"], environment: ["LIB_HOME": home.path])
+    let directories = try LibDirectories.resolve(environment: ["LIB_HOME": home.path])
+    try FileManager.default.createDirectory(atPath: directories.config, withIntermediateDirectories: true)
+    let origin = ServerOrigin(scheme: "http", host: "h", port: 1)
+    try AccountIndex(accounts: [Account(origin: origin, userID: "u-1", username: "alice"), Account(origin: origin, userID: "u-2", username: "bob")],
+                     currentName: "bob@h:1").save(to: directories.config)
+    let run = runInProcess(["__complete", "accounts"], environment: ["LIB_HOME": home.path]) { $0.completionSource = CacheCompletionSource() }
     #expect(run.exitCode == .success && run.stdout == "alice@h:1\nbob@h:1\n", "\(run)")
-    let index = AccountIndexFile(directories: try LibDirectories.resolve(environment: ["LIB_HOME": home.path]))
-    #expect(index.currentAccountName() == "bob@h:1")
-    let empty = runInProcess(["__complete", "accounts"], environment: ["LIB_HOME": home.file("missing")])
+    let some = runInProcess(["__complete", "accounts", "b"], environment: ["LIB_HOME": home.path]) { $0.completionSource = CacheCompletionSource() }
+    #expect(some.stdout == "bob@h:1\n", "\(some)")
+    let empty = runInProcess(["__complete", "accounts"], environment: ["LIB_HOME": home.file("missing")]) { $0.completionSource = CacheCompletionSource() }
     #expect(empty.exitCode == .success && empty.stdout.isEmpty && empty.stderr.isEmpty)
 }
 

@@ -17,7 +17,7 @@ import Testing
     func fetched(_ schema: String) -> BookSchemaFetch.Answer? {
         let api = ServerAPI(transport: Canned(body: schema), origin: ServerOrigin(scheme: "http", host: "127.0.0.1", port: 8080),
                             token: "t")
-        return BookSchemaFetch.conditional(api, etag: nil)
+        return try? BookSchemaFetch.conditional(api, etag: nil)
     }
 
     @Test func aSchemaOfOrdinarySizeIsTaken() {

@@ -1,6 +1,7 @@
 import LibBase
 import LibJSON
 import LibNet
+@testable import LibCommands
 import Testing
 
 // `lib get`: the fresh document, a 304 revalidation, the cached copy after a
@@ -49,8 +50,8 @@ private func refused(_ origin: ServerOrigin) -> StubServer.Answer {
     defer { machine.verify() }
     machine.signInWithDune()
     machine.clock.advance(by: 3 * 3600)
-    // Three hours on, the schema is stale too: its refresh is tried first, and fails quietly.
-    machine.server.on("GET", "/v1/schemas/book", answer: refused(machine.server.origin))
+    // Three hours on, the schema is stale too: it is refreshed only after a
+    // read that succeeds, so the failed read is all there is.
     machine.server.on("GET", "/v1/books/b-7", answer: refused(machine.server.origin))
     let run = machine.lib("get", "books/b-7")
     #expect(run.exitCode == .success, "\(run)")
@@ -104,11 +105,12 @@ private func refused(_ origin: ServerOrigin) -> StubServer.Answer {
     let machine = try Machine()
     defer { machine.verify() }
     machine.signIn()
+    // No schema stored yet: its fetch goes first, and its failure is the read's (one, not two).
     machine.server.on("GET", "/v1/schemas/book", answer: refused(machine.server.origin))
-    machine.server.on("GET", "/v1/books/b-7", answer: refused(machine.server.origin))
     let run = machine.lib("get", "books/b-7")
     #expect(run.exitCode == .temporaryFailure, "\(run)")
     #expect(run.stdout == "")
+    #expect(machine.server.requests("GET", "/v1/books/b-7").isEmpty)
 }
 
 @Test func getOfflineTouchesNoNetworkAndLabelsTheAge() throws {
@@ -150,7 +152,6 @@ private func refused(_ origin: ServerOrigin) -> StubServer.Answer {
     defer { machine.verify() }
     machine.signIn()
     machine.server.on("GET", "/v1/schemas/book") { _ in Answers.problem(401, "Sign in first") }
-    machine.server.on("GET", "/v1/books/b-7") { _ in Answers.problem(401, "Sign in first") }
     let run = machine.lib("get", "books/b-7")
     #expect(run.exitCode == .authentication, "\(run)")
     #expect(run.stderr.contains("Your session for alice@127.0.0.1:8080 has expired: run `lib login`."), "\(run)")
@@ -199,4 +200,52 @@ private func refused(_ origin: ServerOrigin) -> StubServer.Answer {
     #expect(run.exitCode == .authentication, "\(run)")
     #expect(run.stderr.contains("lib login"), "\(run)")
     #expect(machine.server.received.isEmpty)
+}
+
+/// A path that swallows every packet: the request's own budget runs out.
+private func blackHoled(_ origin: ServerOrigin) -> StubServer.Answer {
+    { request throws(TransportFailure) in
+        throw TransportFailure(kind: .connectTimeout, endpoint: origin, timeout: request.timeout)
+    }
+}
+
+@Test func aStaleSchemaNeverSpendsTheReadsBudgetOnABlackHoledPath() throws {
+    let machine = try Machine()
+    defer { machine.verify() }
+    machine.signInWithDune()
+    // Past the refresh interval: the schema check is due, but only after a read that succeeds.
+    machine.clock.advance(by: BookSchemaRefresh.maximumAge + 60)
+    machine.server.on("GET", "/v1/books/b-7", answer: blackHoled(machine.server.origin))
+    let run = machine.lib("get", "books/b-7")
+    #expect(run.exitCode == .success, "\(run)")
+    #expect(JSONValue.parsing(run.stdout) == Fixtures.dune)
+    #expect(run.stderr == "Showing the copy from 11 minutes ago. Couldn't reach 127.0.0.1:8080: timed out after 2 s.\n", "\(run)")
+    let read = try #require(machine.server.requests("GET", "/v1/books/b-7").last)
+    #expect(read.timeout.map { $0 > .milliseconds(1900) } == true, "the read had the whole budget: \(String(describing: read.timeout))")
+    #expect(machine.server.requests("GET", "/v1/schemas/book").count == 1, "only the sign-in's")
+}
+
+@Test func withoutACopyABlackHoledPathCostsOneTimeoutNotTwo() throws {
+    let machine = try Machine()
+    defer { machine.verify() }
+    machine.signIn()
+    machine.server.on("GET", "/v1/schemas/book", answer: blackHoled(machine.server.origin))
+    let run = machine.lib("get", "books/b-7", "--timeout", "3")
+    #expect(run.exitCode == .temporaryFailure, "\(run)")
+    #expect(run.stderr == "lib: Couldn't reach 127.0.0.1:8080: timed out after 3 s.\n", "\(run)")
+    #expect(machine.server.requests("GET", "/v1/books/b-7").isEmpty, "the read is not tried after the same path timed out")
+}
+
+@Test func aStaleSchemaIsRefreshedAfterAReadThatSucceeds() throws {
+    let machine = try Machine()
+    defer { machine.verify() }
+    machine.signInWithDune()
+    machine.clock.advance(by: BookSchemaRefresh.maximumAge + 60)
+    machine.server.on("GET", "/v1/books/b-7") { _ in Answers.notModified(etag: Fixtures.duneETag) }
+    machine.server.on("GET", "/v1/schemas/book") { request in Answers.notModified(etag: request.headers["If-None-Match"] ?? "") }
+    let run = machine.lib("get", "books/b-7")
+    #expect(run.exitCode == .success, "\(run)")
+    let refresh = try #require(machine.server.requests("GET", "/v1/schemas/book").last)
+    #expect(refresh.timeout.map { $0 <= .seconds(BookSchemaRefresh.budgetAfterRead) } == true, "its own small budget")
+    #expect(machine.server.received.last?.url.hasSuffix("/v1/schemas/book") == true, "after the read")
 }

@@ -26,7 +26,7 @@ enum Doctor: Verb {
             and whether cron jobs will find it too; whether the Secret Service \
             answers and is unlocked; each account's token; each account's store \
             (PRAGMA quick_check); the network path to each server and whether \
-            GET /v1/me answers; the clock against the server's Date; and the \
+            the server says who the token is; the clock against the server's Date; and the \
             proxies in effect.
 
             Warnings (such as a bus that cron will not find) do not change the \
@@ -284,37 +284,31 @@ enum Doctor: Verb {
         let origin = workspace.account.origin
         let path = PathProbe.status(for: origin.host, port: UInt16(origin.port))
         guard let token else {
-            return [.warning("server", account: workspace.name, "\(origin.hostAndPort): network path \(path); /v1/me not asked (no token)",
+            return [.warning("server", account: workspace.name, "\(origin.hostAndPort): network path \(path); \(SessionClient.identityRequest) not asked (no token)",
                              fix: "fix the token first")]
         }
-        let api = workspace.api(token: token, timeout: 10)
+        let session = SessionClient(api: workspace.api(token: token, timeout: 10))
         let started = MonotonicClock.now()
-        let response: HTTPResponse
+        let answer: SessionClient.IdentityAnswer
+        let serverDate: Int?
         do {
-            response = try api.send("GET", "/v1/me")
+            (answer, serverDate) = try session.identity()
         } catch {
-            let explanation = workspace.context.diagnose(error, account: workspace.name, pendingWrites: 0)
-            return [.problem("server", account: workspace.name, "\(origin.hostAndPort): network path \(path); \(explanation.message)",
-                             fix: nil, explanation.exitCode)]
+            let failure = (workspace.explained(error) as? CommandFailure) ?? CommandFailure("\(error)")
+            return [.problem("server", account: workspace.name, "\(origin.hostAndPort): network path \(path); \(failure.message)",
+                             fix: nil, failure.exitCode)]
         }
         let milliseconds = Int(((MonotonicClock.now() - started) * 1000).rounded())
         var checks: [DoctorCheck] = []
-        if response.status == 200, let user = response.json?["username"]?.stringValue {
+        switch answer {
+        case .identity(let identity):
             checks.append(.ok("server", account: workspace.name,
-                              "\(origin.hostAndPort): network path \(path); GET /v1/me answered 200 as \(user) in \(milliseconds) ms"))
-        } else if response.status == 401 {
+                              "\(origin.hostAndPort): network path \(path); \(SessionClient.identityRequest) answered 200 as \(identity.username) in \(milliseconds) ms"))
+        case .unknownToken:
             checks.append(.problem("server", account: workspace.name, "\(origin.hostAndPort) rejected the token (401)",
                                    fix: "run `lib login \(origin)`", .authentication))
-        } else if let failure = api.failure(for: response) {
-            let explanation = workspace.context.diagnose(failure, account: workspace.name, pendingWrites: 0)
-            checks.append(.problem("server", account: workspace.name, "\(origin.hostAndPort): \(explanation.message)",
-                                   fix: nil, explanation.exitCode))
-        } else {
-            checks.append(.problem("server", account: workspace.name,
-                                   "\(origin.hostAndPort): GET /v1/me answered \(response.status), not as the library server does",
-                                   fix: "check the server URL", .failure))
         }
-        if let date = response.headers["Date"].flatMap({ HTTPDate.secondsSince1970(imfFixdate: $0) }) {
+        if let date = serverDate {
             let skew = workspace.context.now().secondsSince1970 - Double(date)
             let seconds = Int(skew.magnitude.rounded())
             if seconds <= 60 {

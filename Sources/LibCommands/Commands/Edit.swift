@@ -80,10 +80,13 @@ enum Edit: Verb {
                        delete: delete, push: parsed.isSet(Edit.push))
     }
 
-    // An edit of a document this device has never seen fetches it first:
-    // `EditBase` hands over to `lib-online` at that point, before the edit
-    // has changed anything.
     static func runsOnline(_ options: Options) -> Bool { options.push }
+
+    /// An edit of a document this device has never seen fetches it first,
+    /// so it runs in `lib-online` from the start.
+    static func runsOnline(_ options: Options, lookingAt context: CommandContext) -> Bool {
+        options.push || (!options.create && !EditBase.isOnDevice(options.path, context))
+    }
 
     static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
         let workspace = try AccountWorkspace(context)
@@ -148,7 +151,7 @@ enum Edit: Verb {
                 }
                 context.standardOutput.write(document.prettyPrinted() + "\n")
                 if result.exitCode != .success {
-                    throw CommandFailure(result.problem ?? result.attention ?? "the push did not finish", exitCode: result.exitCode)
+                    throw CommandFailure(result.problem?.text ?? result.attention ?? "the push did not finish", exitCode: result.exitCode)
                 }
                 return .success
             }
@@ -158,7 +161,7 @@ enum Edit: Verb {
         if !context.globalOptions.quiet {
             let pending = try store.outbox.counts().pending
             let what = outcome == .cancelled ? "Dropped the unsent creation of \(key)" : "Saved on this device"
-            context.standardOutput.write("\(what); \(Wording.writes(pending)) pending for \(workspace.name)\n")
+            context.standardOutput.write("\(what); \(Wording.writes(pending)) pending for \(workspace.name).\n")
             context.standardOutput.flush()
         }
         guard options.push else { return .success }

@@ -77,29 +77,30 @@ enum Get: Verb {
         let before = try LocalCopy.read(options.path, from: store)
         let cached = try store.cache.document(at: options.path.description)
         let answer: ServerAnswer
+        let api: ServerAPI
         do {
             // The last known data at once: with a copy to fall back on, the
             // network gets a short budget; without one, the usual timeouts.
             let budget = options.timeout ?? (before != nil && options.freshness == .preferFresh ? Self.budgetWithCopy : nil)
-            var api = workspace.api(token: try workspace.token(), timeout: budget)
-            api.deadline = budget.map { MonotonicClock.now() + $0 }
-            BookSchemaRefresh.ifStale(api, store: store, now: context.now().secondsSince1970)
+            var reads = workspace.api(token: try workspace.token(), timeout: budget)
+            reads.deadline = budget.map { MonotonicClock.now() + $0 }
+            api = reads
+            try BookSchemaRefresh.ifMissing(api, store: store, now: context.now().secondsSince1970)
             let rules = try BookRules.forAccount(store)
-            let explain = { workspace.explain($0, pendingWrites: 0) }
             if options.path.isDocument {
-                answer = .document(try ResourceFetcher(api: api, rules: rules, explain: explain)
-                    .document(options.path, cachedETag: cached?.etag))
+                answer = .document(try ResourceFetcher(api: api, rules: rules).document(options.path, cachedETag: cached?.etag))
             } else {
                 // The same path as `lib pull`: after the first time, only what changed.
-                var pull = LibraryPull(store: store, api: api, rules: rules, collection: options.path, explain: explain,
-                                       now: { context.now().secondsSince1970 })
+                var pull = store.pull(options.path, from: HTTPLibrarySource(options.path, api: api, rules: rules), context)
                 pull.budget = PullBudget().overridden(by: context.environment)
                 answer = .collection(try pull.run())
             }
         } catch {
-            guard options.freshness != .fresh, let before else { throw error }
-            return try fallBack(to: before, after: error, context)
+            let explained = workspace.explained(error)
+            guard options.freshness != .fresh, let before else { throw explained }
+            return try fallBack(to: before, after: explained, context)
         }
+        BookSchemaRefresh.ifStale(api, store: store, now: context.now().secondsSince1970)
         try record(answer, for: options.path, hadCopy: cached != nil, in: store, workspace)
         guard let after = try LocalCopy.read(options.path, from: store) else {
             throw CommandFailure("\(options.path) is not on \(workspace.account.origin.hostAndPort)")
@@ -116,7 +117,7 @@ enum Get: Verb {
     enum ServerAnswer {
         case document(ResourceFetcher.DocumentAnswer)
         /// The pull (already stored), or nil when the server has no such collection.
-        case collection(LibraryPull.Outcome?)
+        case collection(LibraryPull<HTTPLibrarySource>.Outcome?)
     }
 
     /// Records the server's answer in the cache: a new copy, a revalidated

@@ -123,8 +123,11 @@ enum Log: Verb {
     private static func serverHistory(_ path: ResourcePath, _ workspace: AccountWorkspace) throws -> [PushedLogView.ServerChange] {
         var api = workspace.api(token: try workspace.token(), timeout: Get.budgetWithCopy)
         api.deadline = MonotonicClock.now() + Get.budgetWithCopy
-        let fetcher = ResourceFetcher(api: api, explain: { workspace.explain($0, pendingWrites: 0) })
-        return PushedLogView.serverChanges(try fetcher.history(path) ?? [])
+        do {
+            return PushedLogView.serverChanges(try ResourceFetcher(api: api).history(path) ?? [])
+        } catch {
+            throw workspace.explained(error)
+        }
     }
 
     /// `lib log --json` (docs/json/log.schema.json).

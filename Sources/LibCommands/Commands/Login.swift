@@ -111,35 +111,33 @@ enum Login: Verb {
         try checkKeyringReachable(context)
         let token = try obtainToken(options, server: server, context)
 
-        let api = ServerAPI(transport: context.makeTransport(), origin: server, token: token)
-        let me: JSONValue
+        let session = SessionClient(api: ServerAPI(transport: context.makeTransport(), origin: server, token: token))
+        let me: SessionClient.Identity
+        let answer: SessionClient.IdentityAnswer
         do {
-            let answer = try api.send("GET", "/v1/me")
-            if answer.status == 401 {
-                throw CommandFailure("\(server.hostAndPort) did not accept that token", exitCode: .authentication)
-            }
-            if let failure = api.failure(for: answer) { throw failure }
-            guard answer.status == 200, let json = answer.json, json["id"]?.stringValue != nil, json["username"]?.stringValue != nil
-            else { throw CommandFailure("\(server.hostAndPort) answered GET /v1/me with something lib cannot read (\(answer.status))") }
-            me = json
-        } catch let failure as TransportFailure {
-            throw explain(failure, server: server, context)
+            answer = try session.identity().answer
+        } catch {
+            throw explain(error, server: server, context)
+        }
+        switch answer {
+        case .identity(let identity): me = identity
+        case .unknownToken: throw CommandFailure("\(server.hostAndPort) did not accept that token", exitCode: .authentication)
         }
         // The name becomes a directory and is shown at every prompt: one
         // that breaks the server's own rule is refused before anything is
         // made (a name such as `../x` would leave lib's directories).
-        let username = me["username"]?.stringValue ?? ""
+        let username = me.username
         guard UserName.isValid(username) else {
-            _ = try? api.send("DELETE", "/v1/sessions/current", timeout: 5)
+            session.signOut(timeout: 5)
             throw CommandFailure("\(server.hostAndPort) gave the user name \"\(TerminalText.escaped(username))\", "
                                  + "which is not a valid user name (\(UserName.rule)): not signed in")
         }
         // The id is written into the accounts file and names keyring items:
         // it follows the name's rule (a line break or a tab in it would
         // forge or break the file's lines).
-        let userID = me["id"]?.stringValue ?? ""
+        let userID = me.userID
         guard UserName.isValid(userID) else {
-            _ = try? api.send("DELETE", "/v1/sessions/current", timeout: 5)
+            session.signOut(timeout: 5)
             throw CommandFailure("\(server.hostAndPort) gave the user id \"\(TerminalText.escaped(String(userID.prefix(80))))\""
                                  + "\(userID.count > 80 ? "…" : ""), which is not a valid user id (\(UserName.rule)): not signed in")
         }
@@ -157,7 +155,7 @@ enum Login: Verb {
         do {
             try context.tokenStore.store(token: token, for: keyringAccount)
         } catch {
-            _ = try? api.send("DELETE", "/v1/sessions/current", timeout: 5)
+            session.signOut(timeout: 5)
             throw error
         }
         do {
@@ -168,7 +166,7 @@ enum Login: Verb {
             } else {
                 try? context.tokenStore.deleteToken(for: keyringAccount)
             }
-            _ = try? api.send("DELETE", "/v1/sessions/current", timeout: 5)
+            session.signOut(timeout: 5)
             throw error
         }
     }
@@ -183,7 +181,7 @@ enum Login: Verb {
         if let previous = index.account(named: account.name), !previous.isSameIdentity(as: account) {
             let old = AccountWorkspace(context, paths: paths, index: index, account: previous)
             if let store = try? AccountStore(path: paths.storePath(previous.name)) {
-                try old.setAside.setAside(from: store, identityKey: old.identityKey)
+                try old.setAside.setAside(from: store, identityKey: old.identityKey, now: context.now().secondsSince1970)
             }
             try? context.tokenStore.deleteToken(for: old.keyringAccount)
             paths.removeAccountFiles(previous.name)
@@ -247,19 +245,18 @@ enum Login: Verb {
 
     /// `POST /v1/sessions`: a password for a token.
     private static func exchange(user: String, password: String, server: ServerOrigin, _ context: CommandContext) throws -> String {
-        let api = ServerAPI(transport: context.makeTransport(), origin: server, token: nil)
+        let session = SessionClient(api: ServerAPI(transport: context.makeTransport(), origin: server, token: nil))
+        let answer: SessionClient.SignInAnswer
         do {
-            let answer = try api.send("POST", "/v1/sessions", json: ["username": .string(user), "password": .string(password)])
-            if answer.status == 401 {
-                throw CommandFailure("Wrong user name or password for \(server.hostAndPort)", exitCode: .authentication)
-            }
-            if let failure = api.failure(for: answer) { throw failure }
-            guard answer.status == 201, let token = answer.json?["token"]?.stringValue, !token.isEmpty else {
-                throw CommandFailure("\(server.hostAndPort) did not sign you in: \(answer.problemDetail)")
-            }
-            return token
-        } catch let failure as TransportFailure {
-            throw explain(failure, server: server, context)
+            answer = try session.signIn(user: user, password: password)
+        } catch .problem(let problem) {
+            throw CommandFailure("\(server.hostAndPort) did not sign you in: \(problem.detail)")
+        } catch {
+            throw explain(error, server: server, context)
+        }
+        switch answer {
+        case .token(let token): return token
+        case .refused: throw CommandFailure("Wrong user name or password for \(server.hostAndPort)", exitCode: .authentication)
         }
     }
 
@@ -297,9 +294,14 @@ enum Login: Verb {
         return try workspace.setAside.restore(into: store, identityKey: workspace.identityKey)
     }
 
-    private static func explain(_ failure: TransportFailure, server: ServerOrigin, _ context: CommandContext) -> CommandFailure {
-        let explanation = context.diagnose(failure, account: nil, pendingWrites: 0)
-        return CommandFailure(explanation.message, exitCode: explanation.exitCode)
+    private static func explain(_ failure: RequestFailure, server: ServerOrigin, _ context: CommandContext) -> CommandFailure {
+        switch failure {
+        case .transport(let failure):
+            let explanation = context.diagnose(failure, account: nil, pendingWrites: 0)
+            return CommandFailure(explanation.message, exitCode: explanation.exitCode)
+        case .problem(let problem):
+            return CommandFailure("\(server.hostAndPort) answered \(problem.request) with \(problem.status): \(problem.detail)")
+        }
     }
 }
 

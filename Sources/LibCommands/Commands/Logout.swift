@@ -89,15 +89,12 @@ enum Logout: Verb {
         if discard {
             moved = try store.outbox.discardAll()
         } else {
-            moved = try workspace.setAside.setAside(from: store, identityKey: workspace.identityKey)
+            moved = try workspace.setAside.setAside(from: store, identityKey: workspace.identityKey, now: context.now().secondsSince1970)
         }
 
         var revoked = false
         if let token {
-            let api = workspace.api(token: token, timeout: 5)
-            if let answer = try? api.send("DELETE", "/v1/sessions/current") {
-                revoked = answer.status == 204 || answer.status == 401
-            }
+            revoked = SessionClient(api: workspace.api(token: token, timeout: 5)).signOut()
         }
         var keyringProblem: (any Error)?
         do {

@@ -76,15 +76,15 @@ enum Pull: Verb {
                     context.standardOutput.write(summary(outcome, workspace) + "\n")
                 }
             case .failure(let error):
-                let (message, code) = explanation(of: error)
+                let (message, code, namesAccount) = explanation(of: error, workspace)
                 worst = Push.worse(worst, code)
                 reports.append(.object(JSONObject([("account", .string(workspace.name)), ("problem", .string(message)),
                                                    ("exit_code", .integer(Int64(code.rawValue)))])))
                 let silent = context.globalOptions.quiet && QuietRule(environment: context.environment)
                     .silences(code, oldestPendingAge: Push.oldestPendingAge(workspace))
                 // Several accounts: each problem line names its account (as push's do).
-                let named = workspaces.count > 1 && !message.hasPrefix(workspace.name) ? "\(workspace.name): \(message)" : message
-                if !silent { problems.append(named) }
+                let problem = AccountProblem(message, namesAccount: namesAccount || workspaces.count == 1)
+                if !silent { problems.append(problem.named(workspace.name)) }
             }
         }
         if context.globalOptions.json {
@@ -105,29 +105,34 @@ enum Pull: Verb {
     /// instead of progress, pulls within its smaller budget and stops after
     /// a page once a write was saved meanwhile or `stopRequested` says so.
     static func pull(_ workspace: AccountWorkspace, forWatcher: Bool = false,
-                     stopRequested: @escaping () -> Bool = { false }) throws -> LibraryPull.Outcome {
+                     stopRequested: @escaping () -> Bool = { false }) throws -> LibraryPull<HTTPLibrarySource>.Outcome {
         let context = workspace.context
         let store = try workspace.openStore()
         let api = workspace.api(token: try workspace.token())
         BookSchemaRefresh.ifStale(api, store: store, now: context.now().secondsSince1970)
         let progress = PullProgress(context, server: workspace.account.origin.hostAndPort, enabled: !forWatcher)
         defer { progress.clear() }
-        var pull = LibraryPull(store: store, api: api, rules: try BookRules.forAccount(store), collection: collection,
-                               explain: { workspace.explain($0, pendingWrites: 0) }, now: { context.now().secondsSince1970 })
+        var pull = store.pull(collection, from: HTTPLibrarySource(collection, api: api, rules: try BookRules.forAccount(store)), context)
         pull.progress = { progress.show(listed: $0, of: $1) }
         pull.budget = (forWatcher ? PullBudget.watching : PullBudget()).overridden(by: context.environment)
         if forWatcher {
             let pendingAtStart = try store.outbox.counts().pending
             pull.yields = { stopRequested() || ((try? store.outbox.counts().pending) ?? 0) > pendingAtStart }
         }
-        guard let outcome = try pull.run() else {
+        let outcome: LibraryPull<HTTPLibrarySource>.Outcome?
+        do {
+            outcome = try pull.run()
+        } catch {
+            throw workspace.explained(error)
+        }
+        guard let outcome else {
             throw CommandFailure("\(collection) is not on \(workspace.account.origin.hostAndPort)")
         }
         return outcome
     }
 
     /// "Pulled books for ACCOUNT: 3 changed, 1 deleted." (the account's name holds the server)
-    static func summary(_ outcome: LibraryPull.Outcome, _ workspace: AccountWorkspace) -> String {
+    static func summary(_ outcome: LibraryPull<HTTPLibrarySource>.Outcome, _ workspace: AccountWorkspace) -> String {
         let what: String
         if outcome.listed {
             what = "listed \(Wording.count(outcome.updated, "book"))" + (outcome.deleted > 0 ? ", \(Wording.number(outcome.deleted)) gone" : "")
@@ -142,7 +147,7 @@ enum Pull: Verb {
         return "Pulled \(collection) for \(workspace.name): \(what).\(refused)"
     }
 
-    static func json(_ outcome: LibraryPull.Outcome, _ workspace: AccountWorkspace) -> JSONValue {
+    static func json(_ outcome: LibraryPull<HTTPLibrarySource>.Outcome, _ workspace: AccountWorkspace) -> JSONValue {
         .object(JSONObject([
             ("account", .string(workspace.name)), ("listed", .bool(outcome.listed)),
             ("updated", .integer(Int64(outcome.updated))), ("deleted", .integer(Int64(outcome.deleted))),
@@ -150,11 +155,13 @@ enum Pull: Verb {
         ]))
     }
 
-    static func explanation(of error: any Error) -> (String, ExitCode) {
+    /// The sentence and exit code an error is reported with, and whether
+    /// the sentence names the workspace's account.
+    static func explanation(of error: any Error, _ workspace: AccountWorkspace) -> (String, ExitCode, namesAccount: Bool) {
         switch error {
-        case let failure as CommandFailure: return (failure.message, failure.exitCode)
-        case let failure as any ReportableError: return (failure.message, failure.exitCode)
-        default: return (String(describing: error), .failure)
+        case let failure as CommandFailure: return (failure.message, failure.exitCode, failure.account == workspace.name)
+        case let failure as any ReportableError: return (failure.message, failure.exitCode, false)
+        default: return (String(describing: error), .failure, false)
         }
     }
 }

@@ -156,7 +156,7 @@ enum Push: Verb {
         if context.globalOptions.json {
             context.standardOutput.write(PushJSON.document(results, exitCode: worst).prettyPrinted() + "\n")
             if worst != .success {
-                let problems = results.compactMap { $0.result.problem ?? $0.result.attention }
+                let problems = results.compactMap { $0.result.problem?.text ?? $0.result.attention }
                 throw CommandFailure(problems.joined(separator: "\n"), exitCode: worst)
             }
         }
@@ -171,8 +171,8 @@ enum Push: Verb {
     /// with its account's name (unless it starts with it already).
     static func report(_ result: AccountPush.Result, _ context: CommandContext, workspace: AccountWorkspace? = nil,
                        naming: Bool = false) {
-        let named = { (line: String) -> String in
-            guard naming, let name = workspace?.name, !line.hasPrefix(name) else { return line }
+        let named = { (line: String, namesAccount: Bool) -> String in
+            guard naming, !namesAccount, let name = workspace?.name else { return line }
             return "\(name): \(line)"
         }
         var silent = false
@@ -184,8 +184,8 @@ enum Push: Verb {
         let prefix = "\(ProgramInfo.name):"
         let painter = context.errorPainter
         // Wrapped before it is painted: the width counts what is seen.
-        let line = { (text: String, style: TextStyle?) -> String in
-            let fitted = context.standardError.fitted("\(prefix) " + TerminalText.escaped(named(text), keepingLayout: true))
+        let line = { (text: String, namesAccount: Bool, style: TextStyle?) -> String in
+            let fitted = context.standardError.fitted("\(prefix) " + TerminalText.escaped(named(text, namesAccount), keepingLayout: true))
             let rest = String(fitted.dropFirst(prefix.count))
             return painter.paint(prefix, .red) + (style.map { painter.paint(rest, $0) } ?? rest) + "\n"
         }
@@ -193,8 +193,8 @@ enum Push: Verb {
             context.standardOutput.write(TerminalText.escaped(summary, keepingLayout: true) + "\n")
             context.standardOutput.flush()
         }
-        if let attention = result.attention { context.standardError.write(line(attention, .yellow)) }
-        if let problem = result.problem, !silent { context.standardError.write(line(problem, nil)) }
+        if let attention = result.attention { context.standardError.write(line(attention, false, .yellow)) }
+        if let problem = result.problem, !silent { context.standardError.write(line(problem.text, problem.namesAccount, nil)) }
     }
 
     /// Seconds since the oldest write still pending was saved; nil when none is.

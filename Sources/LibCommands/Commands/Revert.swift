@@ -96,7 +96,7 @@ enum Revert: Verb {
             if !againstSeen {
                 lines += "Someone changed \(key) since (this device has seen it): the push will be a conflict for `\(workspace.lib) resolve \(key)`, not an overwrite.\n"
             }
-            lines += "Saved on this device; \(Wording.writes(pending)) pending for \(workspace.name)\n"
+            lines += "Saved on this device; \(Wording.writes(pending)) pending for \(workspace.name).\n"
             context.standardOutput.write(lines)
             return .success
         }

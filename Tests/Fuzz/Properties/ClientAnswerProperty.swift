@@ -49,7 +49,8 @@ enum ClientAnswerProperty: FuzzProperty {
         let api = ServerAPI(transport: Replay(response: response), origin: origin, token: nil)
 
         for method in [OutboxItem.Method.put, .delete] {
-            let sender = HTTPWriteSender(api: api, rules: .builtIn, deadline: nil)
+            let explainer = FailureExplainer { FailureExplanation(failure: $0, path: .unknown, account: nil, pendingWrites: 0) }
+            let sender = HTTPWriteSender(api: api, rules: .builtIn, deadline: nil, explainer: explainer)
             let (outcome, _) = sender.send(item(method))
             switch outcome {
             case .applied:

@@ -1,5 +1,4 @@
 import LibBase
-import LibNet
 
 /// What one pull may take from a server, whatever its answers say: a feed
 /// that never stops, a listing that never ends or a cursor that cycles
@@ -24,10 +23,6 @@ public struct PullBudget: Sendable, Equatable {
     /// writes saved meanwhile for long.
     public static let watching = PullBudget(bytes: 32 * 1024 * 1024, seconds: 60)
 
-    /// The longest cursor lib keeps: a feed's `next` or a listing's `next`
-    /// over it is refused at once (the server's are a few dozen bytes).
-    public static let maxCursorBytes = 4096
-
     /// More members than a listing's own `total` by this much (books added
     /// while the pages come) and it is not the listing the server said.
     public static func listingAllows(total: Int) -> Int { total + max(1000, total / 10) }
@@ -41,35 +36,42 @@ public struct PullBudget: Sendable, Equatable {
     }
 }
 
-/// A pull's spending against its budget, counted as answers arrive.
-public final class PullMeter {
-    public let budget: PullBudget
-    let server: String
-    let started = MonotonicClock.now()
-    public private(set) var bytes = 0
+/// A pull that stopped before the server said it was done: its budget ran
+/// out, or the server's answers contradicted themselves. What was stored
+/// is kept and the next pull goes on from there.
+public struct PullStopped: Error, Sendable, Equatable {
+    /// "after reading 3.0 MB (a pull reads at most 3.0 MB)", "at a page it had listed already (after b-9)".
+    public let why: String
 
-    public init(_ budget: PullBudget, server: String) {
+    public init(why: String) {
+        self.why = why
+    }
+}
+
+/// A pull's spending against its budget, counted as answers arrive.
+struct PullMeter {
+    let budget: PullBudget
+    /// Monotonic seconds, read after each answer.
+    let elapsed: () -> Double
+    let started: Double
+    private(set) var bytes = 0
+
+    init(_ budget: PullBudget, elapsed: @escaping () -> Double) {
         self.budget = budget
-        self.server = server
+        self.elapsed = elapsed
+        self.started = elapsed()
     }
 
     /// Counts one answer; throws once the pull has read or spent its budget.
-    func spend(_ answerBytes: Int) throws {
+    mutating func spend(_ answerBytes: Int) throws(PullStopped) {
         bytes += answerBytes
         if bytes > budget.bytes {
-            throw stop("after reading \(Self.megabytes(bytes)) (a pull reads at most \(Self.megabytes(budget.bytes)))")
+            throw PullStopped(why: "after reading \(Self.megabytes(bytes)) (a pull reads at most \(Self.megabytes(budget.bytes)))")
         }
-        let elapsed = MonotonicClock.now() - started
-        if elapsed > budget.seconds {
-            throw stop("after \(Int(elapsed)) s (a pull reads for at most \(Int(budget.seconds)) s)")
+        let spent = elapsed() - started
+        if spent > budget.seconds {
+            throw PullStopped(why: "after \(Int(spent)) s (a pull reads for at most \(Int(budget.seconds)) s)")
         }
-    }
-
-    /// A reason to stop that the server's answers gave (a cursor seen before,
-    /// more books than it said).
-    public func stop(_ why: String) -> CommandFailure {
-        CommandFailure("Stopped pulling from \(server) \(why); what was pulled is kept on this device, "
-                       + "and the next lib pull goes on from there.", exitCode: .temporaryFailure, reason: "pull-budget")
     }
 
     static func megabytes(_ bytes: Int) -> String {

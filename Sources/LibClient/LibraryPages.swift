@@ -1,0 +1,38 @@
+/// One page of a collection's listing (`GET /v1/books?limit=N&after=ID`),
+/// proven to be the library server's.
+public struct ListingPage: Sendable {
+    /// One member as the cache stores it: the document without the `etag`
+    /// member the listing adds, and that ETag apart.
+    public typealias Member = (path: String, body: String, etag: String?)
+
+    public let members: [Member]
+    /// The id to list after next; nil: the last page.
+    public let next: String?
+    /// How many members the server said the collection has.
+    public let total: Int?
+    /// The answer's size, for the pull's budget.
+    public let bytes: Int
+}
+
+/// One page of the change feed (`GET /v1/changes?since=C`), proven to be
+/// the library server's.
+public struct FeedPage: Sendable, Equatable {
+    /// One book that changed: its document as it is now (nil: deleted).
+    public struct Change: Sendable, Equatable {
+        public let id: String
+        public let etag: String
+        public let body: String?
+
+        public init(id: String, etag: String, body: String?) {
+            self.id = id
+            self.etag = etag
+            self.body = body
+        }
+    }
+
+    public let changes: [Change]
+    /// The cursor to ask from next.
+    public let next: String
+    /// The answer's size, for the pull's budget.
+    public let bytes: Int
+}
