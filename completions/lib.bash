@@ -24,7 +24,7 @@ _lib_complete_value() {
     local -a values=()
     case $kind in
         accounts) mapfile -t values < <(command lib __complete accounts 2>/dev/null) ;;
-        paths) mapfile -t values < <(command lib __complete paths "${word#"$lead"}" 2>/dev/null) ;;
+        paths|resources|conflicts|pushed) mapfile -t values < <(command lib __complete "$kind" "${word#"$lead"}" 2>/dev/null) ;;
         fields) mapfile -t values < <(command lib __complete fields "${word#"$lead"}" 2>/dev/null) ;;
         commands) values=(login logout switch get edit new push pull search status diff discard restore log revert resolve doctor completion help) ;;
         words:*) read -ra values <<<"${kind#words:}" ;;
@@ -41,8 +41,10 @@ _lib_complete_value() {
 _lib_option_kind() {
     case $1:$2 in
         login:--user) _lib_kind='none' ;;
+        login:--alias) _lib_kind='none' ;;
         login:-A|login:--account) _lib_kind='accounts' ;;
         logout:-A|logout:--account) _lib_kind='accounts' ;;
+        switch:--alias) _lib_kind='none' ;;
         switch:-A|switch:--account) _lib_kind='accounts' ;;
         get:--timeout) _lib_kind='none' ;;
         get:-A|get:--account) _lib_kind='accounts' ;;
@@ -89,7 +91,7 @@ _lib_argument_kind() {
             esac ;;
         get)
             case $2 in
-                0) _lib_kind='paths' ;;
+                0) _lib_kind='resources' ;;
                 *) return 1 ;;
             esac ;;
         edit)
@@ -127,12 +129,12 @@ _lib_argument_kind() {
             esac ;;
         revert)
             case $2 in
-                0) _lib_kind='paths' ;;
+                0) _lib_kind='pushed' ;;
                 *) return 1 ;;
             esac ;;
         resolve)
             case $2 in
-                0) _lib_kind='paths' ;;
+                0) _lib_kind='conflicts' ;;
                 *) return 1 ;;
             esac ;;
         completion)
@@ -152,9 +154,9 @@ _lib_argument_kind() {
 # Sets _lib_options to the options of command $1.
 _lib_options_of() {
     case $1 in
-        login) _lib_options=(--user --password-stdin --token-stdin --restore --no-restore --headless -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        login) _lib_options=(--user --alias --password-stdin --token-stdin --restore --no-restore --headless -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         logout) _lib_options=(--discard --yes -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
-        switch) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        switch) _lib_options=(--alias -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         get) _lib_options=(--offline --fresh --timeout -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         edit) _lib_options=(--create --delete --push -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         new) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;

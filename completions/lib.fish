@@ -62,7 +62,7 @@ end
 # Succeeds when option $argv[2] of command $argv[1] takes a separate value.
 function __lib_takes_value
     switch "$argv[1] $argv[2]"
-        case 'login --user' 'login -A' 'login --account' 'logout -A' 'logout --account' 'switch -A' 'switch --account' 'get --timeout' 'get -A' 'get --account' 'edit -A' 'edit --account' 'new -A' 'new --account' 'push --wait' 'push -A' 'push --account' 'pull -A' 'pull --account' 'search --sort' 'search --limit' 'search -A' 'search --account' 'status -A' 'status --account' 'diff -A' 'diff --account' 'discard -A' 'discard --account' 'restore -A' 'restore --account' 'log -n' 'log --max-count' 'log -A' 'log --account' 'revert -A' 'revert --account' 'resolve -A' 'resolve --account' 'doctor -A' 'doctor --account' 'completion -A' 'completion --account' 'help -A' 'help --account'
+        case 'login --user' 'login --alias' 'login -A' 'login --account' 'logout -A' 'logout --account' 'switch --alias' 'switch -A' 'switch --account' 'get --timeout' 'get -A' 'get --account' 'edit -A' 'edit --account' 'new -A' 'new --account' 'push --wait' 'push -A' 'push --account' 'pull -A' 'pull --account' 'search --sort' 'search --limit' 'search -A' 'search --account' 'status -A' 'status --account' 'diff -A' 'diff --account' 'discard -A' 'discard --account' 'restore -A' 'restore --account' 'log -n' 'log --max-count' 'log -A' 'log --account' 'revert -A' 'revert --account' 'resolve -A' 'resolve --account' 'doctor -A' 'doctor --account' 'completion -A' 'completion --account' 'help -A' 'help --account'
             return 0
     end
     return 1
@@ -100,6 +100,7 @@ complete -c lib -n 'not __lib_command' -a help -d 'Show help for lib or for a co
 
 # lib login
 complete -c lib -n '__lib_using login' -l user -x -d 'Sign in as NAME (asked on a terminal if missing)'
+complete -c lib -n '__lib_using login' -l alias -x -d 'Give the account a short name for the prompt and -A'
 complete -c lib -n '__lib_using login; and not __fish_seen_argument -l token-stdin' -l password-stdin -d 'Read the password from standard input'
 complete -c lib -n '__lib_using login; and not __fish_seen_argument -l password-stdin' -l token-stdin -d 'Read an existing token from standard input'
 complete -c lib -n '__lib_using login; and not __fish_seen_argument -l no-restore' -l restore -d 'Restore writes set aside at the last logout'
@@ -124,6 +125,7 @@ complete -c lib -n '__lib_using logout' -l no-color -d 'Never colour the output'
 complete -c lib -n '__lib_at_argument logout 1' -a '(lib __complete accounts 2>/dev/null)' -d 'The account to sign out of (default: the current one)'
 
 # lib switch
+complete -c lib -n '__lib_using switch' -l alias -x -d 'Give ACCOUNT a short name for the prompt and -A'
 complete -c lib -n '__lib_using switch' -s h -l help -d 'Show help and exit'
 complete -c lib -n '__lib_using switch' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
 complete -c lib -n '__lib_using switch' -l json -d 'Print one JSON document instead of text'
@@ -142,7 +144,7 @@ complete -c lib -n '__lib_using get' -l json -d 'Print one JSON document instead
 complete -c lib -n '__lib_using get' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using get' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using get' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument get 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'Resource path, such as books or books/b-7'
+complete -c lib -n '__lib_at_argument get 1' -a '(lib __complete --titles resources (commandline -ct) 2>/dev/null)' -d 'Resource path, such as books or books/b-7'
 
 # lib edit
 complete -c lib -n '__lib_using edit; and not __fish_seen_argument -l delete' -l create -d 'Create PATH; the server refuses if it exists'
@@ -154,7 +156,7 @@ complete -c lib -n '__lib_using edit' -l json -d 'Print one JSON document instea
 complete -c lib -n '__lib_using edit' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using edit' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using edit' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument edit 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'Resource path, such as books/b-7'
+complete -c lib -n '__lib_at_argument edit 1' -a '(lib __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'Resource path, such as books/b-7'
 complete -c lib -n '__lib_at_argument edit 2+' -a '(lib __complete fields (commandline -ct) 2>/dev/null)' -d 'Set FIELD to a string, or to any JSON value'
 
 # lib new
@@ -164,7 +166,7 @@ complete -c lib -n '__lib_using new' -l json -d 'Print one JSON document instead
 complete -c lib -n '__lib_using new' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using new' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using new' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument new 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'Where the document goes, such as books'
+complete -c lib -n '__lib_at_argument new 1' -a '(lib __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'Where the document goes, such as books'
 complete -c lib -n '__lib_at_argument new 2+' -a '(lib __complete fields (commandline -ct) 2>/dev/null)' -d 'Set FIELD to a string, or to any JSON value'
 
 # lib push
@@ -218,7 +220,7 @@ complete -c lib -n '__lib_using diff' -l json -d 'Print one JSON document instea
 complete -c lib -n '__lib_using diff' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using diff' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using diff' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument diff 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'Only the writes of this document, such as books/b-7'
+complete -c lib -n '__lib_at_argument diff 1' -a '(lib __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'Only the writes of this document, such as books/b-7'
 
 # lib discard
 complete -c lib -n '__lib_using discard' -l all -d 'Take back every write of the account'
@@ -230,7 +232,7 @@ complete -c lib -n '__lib_using discard' -l json -d 'Print one JSON document ins
 complete -c lib -n '__lib_using discard' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using discard' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using discard' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument discard 1+' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'A document whose writes to take back, such as books/b-7'
+complete -c lib -n '__lib_at_argument discard 1+' -a '(lib __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'A document whose writes to take back, such as books/b-7'
 
 # lib restore
 complete -c lib -n '__lib_using restore' -l all -d 'Take back every write of the account'
@@ -242,7 +244,7 @@ complete -c lib -n '__lib_using restore' -l json -d 'Print one JSON document ins
 complete -c lib -n '__lib_using restore' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using restore' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using restore' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument restore 1+' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'A document whose writes to take back, such as books/b-7'
+complete -c lib -n '__lib_at_argument restore 1+' -a '(lib __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'A document whose writes to take back, such as books/b-7'
 
 # lib log
 complete -c lib -n '__lib_using log' -s n -l max-count -x -d 'Show at most N writes (and N versions)'
@@ -253,7 +255,7 @@ complete -c lib -n '__lib_using log' -l json -d 'Print one JSON document instead
 complete -c lib -n '__lib_using log' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using log' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using log' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument log 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'A document, such as books/b-7: its writes, and its server history'
+complete -c lib -n '__lib_at_argument log 1' -a '(lib __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'A document, such as books/b-7: its writes, and its server history'
 
 # lib revert
 complete -c lib -n '__lib_using revert' -s h -l help -d 'Show help and exit'
@@ -262,7 +264,7 @@ complete -c lib -n '__lib_using revert' -l json -d 'Print one JSON document inst
 complete -c lib -n '__lib_using revert' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using revert' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using revert' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument revert 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'A document whose last pushed change to undo, such as books/b-7'
+complete -c lib -n '__lib_at_argument revert 1' -a '(lib __complete --titles pushed (commandline -ct) 2>/dev/null)' -d 'A document whose last pushed change to undo, such as books/b-7'
 
 # lib resolve
 complete -c lib -n '__lib_using resolve; and not __fish_seen_argument -l theirs; and not __fish_seen_argument -l merge; and not __fish_seen_argument -l edit; and not __fish_seen_argument -l discard' -l mine -d 'Settle the clashing fields with my values'
@@ -278,7 +280,7 @@ complete -c lib -n '__lib_using resolve' -l json -d 'Print one JSON document ins
 complete -c lib -n '__lib_using resolve' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using resolve' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using resolve' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument resolve 1' -a '(lib __complete paths (commandline -ct) 2>/dev/null)' -d 'The conflicting resource, such as books/b-7'
+complete -c lib -n '__lib_at_argument resolve 1' -a '(lib __complete --titles conflicts (commandline -ct) 2>/dev/null)' -d 'The conflicting resource, such as books/b-7'
 
 # lib doctor
 complete -c lib -n '__lib_using doctor' -s h -l help -d 'Show help and exit'

@@ -14,13 +14,18 @@ public struct Account: Sendable, Hashable {
     /// The headless opt-in (`lib login --headless`): the token is also kept
     /// in the user's persistent keyring, for cron and systemd user services.
     public let headless: Bool
+    /// A short name of the user's choosing (`lib login --alias`, `lib switch
+    /// ACCOUNT --alias`): the prompt shows it, and `-A` takes it.
+    public var alias: String?
 
-    public init(origin: ServerOrigin, userID: String, username: String, tokenStamp: String = "", headless: Bool = false) {
+    public init(origin: ServerOrigin, userID: String, username: String, tokenStamp: String = "", headless: Bool = false,
+                alias: String? = nil) {
         self.origin = origin
         self.userID = userID
         self.username = username
         self.tokenStamp = tokenStamp
         self.headless = headless
+        self.alias = alias
     }
 
     /// A new random stamp for a login (128 bits, hex).
@@ -32,8 +37,8 @@ public struct Account: Sendable, Hashable {
         }.joined()
     }
 
-    /// Equal when origin, user id and name are (the stamp and the opt-in
-    /// are settings of the account, not what it is).
+    /// Equal when origin, user id and name are (the stamp, the opt-in and
+    /// the alias are settings of the account, not what it is).
     public static func == (lhs: Account, rhs: Account) -> Bool {
         lhs.origin == rhs.origin && lhs.userID == rhs.userID && lhs.username == rhs.username
     }

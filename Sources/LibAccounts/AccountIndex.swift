@@ -6,7 +6,8 @@ import LibBase
 /// The list of signed-in accounts and which one is current, kept in two
 /// small files under the config directory so that `lib status` reads them
 /// without SQLite: `accounts` (one account a line: name, origin, user id,
-/// user name, separated by tabs) and `current` (a name).
+/// user name, login stamp, headless opt-in, alias, separated by tabs) and
+/// `current` (a name).
 public struct AccountIndex: Sendable, Equatable {
     public var accounts: [Account]
     public var currentName: String?
@@ -20,11 +21,22 @@ public struct AccountIndex: Sendable, Equatable {
 
     public func account(named name: String) -> Account? { accounts.first { $0.name == name } }
 
-    /// Adds the account, replacing one with the same name, and makes it current.
+    /// The account whose alias is `alias`.
+    public func account(aliased alias: String) -> Account? { accounts.first { $0.alias == alias } }
+
+    /// Adds the account, replacing one with the same name (whose alias it
+    /// keeps unless it has its own), and makes it current.
     public mutating func add(_ account: Account) {
+        var account = account
+        if account.alias == nil { account.alias = self.account(named: account.name)?.alias }
         accounts.removeAll { $0.name == account.name }
         accounts.append(account)
         currentName = account.name
+    }
+
+    /// Gives the account named `name` this alias (nil: none).
+    public mutating func setAlias(_ alias: String?, of name: String) {
+        for i in accounts.indices where accounts[i].name == name { accounts[i].alias = alias }
     }
 
     /// Removes the account; the current account moves to the first one left, or none.
@@ -43,11 +55,12 @@ public struct AccountIndex: Sendable, Equatable {
             guard fields.count >= 4, let origin = try? ServerOrigin(parsing: fields[1]), UserName.isValid(fields[3]) else {
                 throw AccountFileError.malformed(path: configDirectory + "/accounts", line: String(line))
             }
-            // Fields 5 and 6 (later additions, absent from older files): the
-            // login stamp and the headless opt-in ("headless").
+            // Fields 5, 6 and 7 (later additions, absent from older files):
+            // the login stamp, the headless opt-in ("headless"), the alias ("-": none).
             accounts.append(Account(origin: origin, userID: fields[2], username: fields[3],
                                     tokenStamp: fields.count > 4 ? fields[4] : "",
-                                    headless: fields.count > 5 && fields[5] == "headless"))
+                                    headless: fields.count > 5 && fields[5] == "headless",
+                                    alias: fields.count > 6 && AccountAlias.isValid(fields[6]) ? fields[6] : nil))
         }
         let current = try PrivateFile.read(configDirectory + "/current")?.split(separator: "\n" as Character).first.map(String.init)
         return AccountIndex(accounts: accounts, currentName: current)
@@ -56,7 +69,7 @@ public struct AccountIndex: Sendable, Equatable {
     public func save(to configDirectory: String) throws(AccountFileError) {
         try PrivateFile.makeDirectory(configDirectory)
         let list = accounts.map {
-            "\($0.name)\t\($0.origin)\t\($0.userID)\t\($0.username)\t\($0.tokenStamp)\t\($0.headless ? "headless" : "-")\n"
+            "\($0.name)\t\($0.origin)\t\($0.userID)\t\($0.username)\t\($0.tokenStamp)\t\($0.headless ? "headless" : "-")\t\($0.alias ?? "-")\n"
         }.joined()
         try PrivateFile.writeAtomically(configDirectory + "/accounts", list)
         try PrivateFile.writeAtomically(configDirectory + "/current", currentName.map { $0 + "\n" } ?? "")

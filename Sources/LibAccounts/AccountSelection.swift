@@ -1,5 +1,6 @@
 /// Which account a command acts on: `-A`, else `LIB_ACCOUNT`, else the
-/// current one. A selector is a full name or any unambiguous prefix of one.
+/// current one. A selector is a full name, an alias, or any unambiguous
+/// prefix of a full name.
 public enum AccountSelection {
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         case noAccounts
@@ -26,7 +27,7 @@ public enum AccountSelection {
             guard let current = index.current else { throw .noCurrent }
             return current
         }
-        if let exact = index.account(named: selector) { return exact }
+        if let exact = index.account(named: selector) ?? index.account(aliased: selector) { return exact }
         let matches = index.accounts.filter { $0.name.hasPrefix(selector) }
         switch matches.count {
         case 1: return matches[0]

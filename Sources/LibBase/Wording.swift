@@ -1,8 +1,19 @@
 /// Small helpers for writing English in messages, the same in every module.
 public enum Wording {
-    /// "1 write", "3 writes"; `plural` when it is not the singular plus "s".
+    /// "1 write", "3 writes", "20,000 books"; `plural` when it is not the singular plus "s".
     public static func count(_ n: Int, _ singular: String, _ plural: String? = nil) -> String {
-        "\(n) \(n == 1 ? singular : plural ?? singular + "s")"
+        "\(number(n)) \(n == 1 ? singular : plural ?? singular + "s")"
+    }
+
+    /// A count as every message writes it: thousands grouped, 20000 → "20,000".
+    public static func number(_ n: Int) -> String {
+        let digits = Array(String(n.magnitude))
+        var out = n < 0 ? "-" : ""
+        for (i, digit) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out += "," }
+            out.append(digit)
+        }
+        return out
     }
 
     public static func writes(_ n: Int) -> String { count(n, "write") }

@@ -36,7 +36,7 @@ struct BashCompletionScript {
                 local -a values=()
                 case $kind in
                     accounts) mapfile -t values < <(command lib __complete accounts 2>/dev/null) ;;
-                    paths) mapfile -t values < <(command lib __complete paths "${word#"$lead"}" 2>/dev/null) ;;
+                    paths|resources|conflicts|pushed) mapfile -t values < <(command lib __complete "$kind" "${word#"$lead"}" 2>/dev/null) ;;
                     fields) mapfile -t values < <(command lib __complete fields "${word#"$lead"}" 2>/dev/null) ;;
                     commands) values=(\#(commandNames)) ;;
                     words:*) read -ra values <<<"${kind#words:}" ;;

@@ -34,8 +34,14 @@ public enum BuiltinCommands {
                 switch parsed.argument(CompleteSyntax.topic).flatMap(CompleteSyntax.Topic.init(rawValue:)) {
                 case .accounts:
                     candidates = context.completionSource.accountNames(startingWith: prefix, context: context)
-                case .paths:
-                    candidates = context.completionSource.resourcePaths(startingWith: prefix, context: context)
+                case .paths, .resources, .conflicts, .pushed:
+                    let topic = parsed.argument(CompleteSyntax.topic).flatMap(CompleteSyntax.Topic.init(rawValue:))!
+                    let titled = parsed.isSet(CompleteSyntax.titles)
+                    candidates = context.completionSource.paths(topic, startingWith: prefix, context: context).map { path, title in
+                        // A title on the same line, after a tab: one line each, whatever it holds.
+                        guard titled, let title, !title.isEmpty else { return path }
+                        return path + "\t" + String(TerminalText.escaped(title).filter { $0 != "\t" && $0 != "\n" }.prefix(60))
+                    }
                 case .fields:
                     candidates = context.completionSource.fieldAssignments(startingWith: prefix, context: context)
                 case nil:

@@ -72,6 +72,10 @@ public struct CommandDispatcher: Sendable {
             }
             var context = context
             context.globalOptions = parsed.globalOptions
+            if parsed.globalOptions.json {
+                context.standardOutput = context.standardOutput.writingAsGiven()
+                context.standardError = context.standardError.writingAsGiven()
+            }
             return try handler(parsed, context)
         } catch {
             return report(error, parsed.globalOptions, context: context)

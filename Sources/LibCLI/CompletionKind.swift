@@ -6,6 +6,12 @@ public enum CompletionKind: Sendable, Equatable {
     case accounts
     /// Cached resource paths, from `lib __complete paths PREFIX`.
     case resourcePaths
+    /// The collection and the cached paths, from `lib __complete resources PREFIX`.
+    case collectionsAndPaths
+    /// The paths with a conflict, from `lib __complete conflicts PREFIX`.
+    case conflictPaths
+    /// The paths this device pushed writes of, from `lib __complete pushed PREFIX`.
+    case pushedPaths
     /// `FIELD=` and `FIELD:=` for the book's fields, from `lib __complete fields PREFIX`.
     case fields
     /// The names of lib's commands.

@@ -8,6 +8,9 @@ public protocol CompletionSource: Sendable {
     func resourcePaths(startingWith prefix: String, context: CommandContext) -> [String]
     /// `FIELD=` and `FIELD:=` for each field a book may have, that start with `prefix`.
     func fieldAssignments(startingWith prefix: String, context: CommandContext) -> [String]
+    /// The paths of a topic (paths, resources, conflicts, pushed) that start
+    /// with `prefix`, each with its book's title when it has one.
+    func paths(_ topic: CompleteSyntax.Topic, startingWith prefix: String, context: CommandContext) -> [(path: String, title: String?)]
     /// The signed-in accounts' names that start with `prefix`, in the index's order.
     func accountNames(startingWith prefix: String, context: CommandContext) -> [String]
 }
@@ -15,6 +18,10 @@ public protocol CompletionSource: Sendable {
 extension CompletionSource {
     public func fieldAssignments(startingWith prefix: String, context: CommandContext) -> [String] { [] }
     public func accountNames(startingWith prefix: String, context: CommandContext) -> [String] { [] }
+
+    public func paths(_ topic: CompleteSyntax.Topic, startingWith prefix: String, context: CommandContext) -> [(path: String, title: String?)] {
+        topic == .paths ? resourcePaths(startingWith: prefix, context: context).map { ($0, nil) } : []
+    }
 }
 
 /// Offers no resource paths.

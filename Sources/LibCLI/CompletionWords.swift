@@ -26,6 +26,9 @@ struct CompletionWords {
         case .none: "none"
         case .accounts: "accounts"
         case .resourcePaths: "paths"
+        case .collectionsAndPaths: "resources"
+        case .conflictPaths: "conflicts"
+        case .pushedPaths: "pushed"
         case .fields: "fields"
         case .commands: "commands"
         case .words(let words): "words:" + words.joined(separator: " ")

@@ -132,7 +132,11 @@ struct FishCompletionScript {
         switch kind {
         case .none: nil
         case .accounts: "'(lib __complete accounts 2>/dev/null)'"
-        case .resourcePaths: "'(lib __complete paths (commandline -ct) 2>/dev/null)'"
+        // Each path with its book's title, as fish shows a description.
+        case .resourcePaths: "'(lib __complete --titles paths (commandline -ct) 2>/dev/null)'"
+        case .collectionsAndPaths: "'(lib __complete --titles resources (commandline -ct) 2>/dev/null)'"
+        case .conflictPaths: "'(lib __complete --titles conflicts (commandline -ct) 2>/dev/null)'"
+        case .pushedPaths: "'(lib __complete --titles pushed (commandline -ct) 2>/dev/null)'"
         case .fields: "'(lib __complete fields (commandline -ct) 2>/dev/null)'"
         case .commands: quote(registry.visibleCommands.map(\.name).joined(separator: " "))
         case .words(let words): quote(words.joined(separator: " "))

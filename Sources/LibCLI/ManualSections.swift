@@ -157,7 +157,9 @@ enum ManualSections {
         Entry(term: "lib status", text: "Each pending write: path, kind, fields, age; lib diff shows the values."),
         Entry(term: "lib status --prompt", text: """
             One line, fast enough for a shell prompt: it never touches the network. \
-            Other accounts with writes waiting follow: alice +2 | bob +1.
+            What waits in other accounts follows, added up: alice +2 | +1. \
+            An account shows as its alias (lib switch ACCOUNT --alias NAME) or \
+            its user name; a name is cut to 20 characters.
             """),
         Entry(term: "ExecStart=/usr/local/bin/lib -q push --all --wait 2m", text: """
             The same as a systemd user service (Type=oneshot) run by a timer \

@@ -83,7 +83,7 @@ struct OptionCollector {
                 "option '\(spelling)' needs one of \(Wording.list(words, conjunction: "or")), not '\(text)'"
                     + Suggestions.didYouMean(text, among: words),
                 command: scope)
-        case .text, .account, .resourcePath, .assignment, .choice, .command:
+        case .text, .account, .resourcePath, .collectionOrPath, .conflictPath, .pushedPath, .assignment, .choice, .command:
             if text.isEmpty {
                 throw UsageError("option '\(spelling)' needs a value (\(option.value?.placeholder ?? "VALUE"))", command: scope)
             }

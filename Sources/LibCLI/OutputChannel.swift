@@ -12,18 +12,63 @@ public struct OutputChannel: Sendable {
     public let columns: Int?
     /// The file descriptor behind the channel, for a pager to write to.
     public let descriptor: Int32?
+    /// Whether lib's own typography is written in ASCII (ASCIIWords), when
+    /// the locale's characters are not UTF-8: on standard error (lib's
+    /// messages, which cron mails too) and on standard output at a terminal.
+    /// Standard output off a terminal is written as given: a script reads
+    /// the data unchanged.
+    public var asciiOnly: Bool { ascii == .always || (ascii == .unlessLocaleIsUTF8 && !Self.localeIsUTF8) }
+    private let ascii: ASCIIRule
+    /// The process's locale is read at the first write that needs it, not
+    /// at every start (`lib --version` is on the start-up budget).
+    private enum ASCIIRule { case never, always, unlessLocaleIsUTF8 }
+    /// Whether whole lines written here are wrapped between words to the
+    /// terminal's width (standard error at a terminal: messages and hints,
+    /// which the terminal would break anywhere, a command in the middle).
+    public let wrapsLines: Bool
     private let sink: any TextSink
 
-    public init(isTerminal: Bool, columns: Int? = nil, descriptor: Int32? = nil, sink: any TextSink) {
+    public init(isTerminal: Bool, columns: Int? = nil, descriptor: Int32? = nil, asciiOnly: Bool = false,
+                wrapsLines: Bool = false, sink: any TextSink) {
         self.isTerminal = isTerminal
         self.columns = columns
         self.descriptor = descriptor
+        self.ascii = asciiOnly ? .always : .never
+        self.wrapsLines = wrapsLines
         self.sink = sink
     }
 
+    private init(_ terminal: Bool, _ columns: Int?, _ descriptor: Int32, _ ascii: ASCIIRule, wrapsLines: Bool, sink: any TextSink) {
+        isTerminal = terminal
+        self.columns = columns
+        self.descriptor = descriptor
+        self.ascii = ascii
+        self.wrapsLines = wrapsLines
+        self.sink = sink
+    }
+
+    private init(copying channel: OutputChannel, ascii: ASCIIRule) {
+        isTerminal = channel.isTerminal
+        columns = channel.columns
+        descriptor = channel.descriptor
+        self.ascii = ascii
+        wrapsLines = channel.wrapsLines
+        sink = channel.sink
+    }
+
     public func write(_ text: String) {
+        var text = ascii != .never && text.utf8.contains(where: { $0 >= 0x80 }) && asciiOnly ? ASCIIWords.transliterated(text) : text
+        // Only whole plain lines: a progress line (\r) fits already, and
+        // escape sequences would count as width.
+        if wrapsLines, let columns, text.hasSuffix("\n"), !text.utf8.contains(where: { $0 == 0x0D || $0 == 0x1B }) {
+            text = TextWrapping.breakLongLines(text, width: columns)
+        }
         sink.write(text)
     }
+
+    /// The same channel writing every character as it is given (JSON is
+    /// data: a title's `→` stays one, whatever the locale).
+    public func writingAsGiven() -> OutputChannel { OutputChannel(copying: self, ascii: .never) }
 
     /// Writes out anything buffered (standard output buffers up to 64 KiB).
     public func flush() {
@@ -44,16 +89,22 @@ public struct OutputChannel: Sendable {
     /// The process's standard output, buffered.
     public static func standardOutput() -> OutputChannel {
         let terminal = isatty(STDOUT_FILENO) == 1
-        return OutputChannel(isTerminal: terminal, columns: terminal ? terminalColumns(STDOUT_FILENO) : nil,
-                             descriptor: STDOUT_FILENO, sink: FileDescriptorSink(STDOUT_FILENO, buffered: true))
+        return OutputChannel(terminal, terminal ? terminalColumns(STDOUT_FILENO) : nil, STDOUT_FILENO,
+                             terminal ? .unlessLocaleIsUTF8 : .never, wrapsLines: false,
+                             sink: FileDescriptorSink(STDOUT_FILENO, buffered: true))
     }
 
     /// The process's standard error, written at once.
     public static func standardError() -> OutputChannel {
         let terminal = isatty(STDERR_FILENO) == 1
-        return OutputChannel(isTerminal: terminal, columns: terminal ? terminalColumns(STDERR_FILENO) : nil,
-                             descriptor: STDERR_FILENO, sink: FileDescriptorSink(STDERR_FILENO, buffered: false))
+        return OutputChannel(terminal, terminal ? terminalColumns(STDERR_FILENO) : nil, STDERR_FILENO,
+                             .unlessLocaleIsUTF8, wrapsLines: terminal,
+                             sink: FileDescriptorSink(STDERR_FILENO, buffered: false))
     }
+
+    /// The process's locale, from its environment (getenv: no locale is
+    /// loaded), read once, at the first write of a non-ASCII character.
+    private static let localeIsUTF8: Bool = ASCIIWords.localeIsUTF8 { name in getenv(name).map { String(cString: $0) } }
 
     /// A channel that collects what is written into `buffer`, for tests.
     public static func capturing(into buffer: OutputBuffer, isTerminal: Bool = false, columns: Int? = nil) -> OutputChannel {

@@ -52,13 +52,25 @@ enum TextWrapping {
 
     /// Each line of `text` at least `width` wide wrapped between words, the
     /// rest of it indented by two: a message on a terminal, which would
-    /// otherwise break it anywhere, a hint inside a word. Narrow widths
-    /// (under 20) leave the text as it is.
+    /// otherwise break it anywhere, a hint inside a word or a command. Narrow
+    /// widths (under 20) leave the text as it is.
     static func breakLongLines(_ text: String, width: Int) -> String {
         guard width >= 20 else { return text }
         return text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            line.count < width ? String(line) : fill(String(line), width: width - 1, indent: 2, firstIndent: 0)
+            line.count < width ? String(line) : fill(words: units(of: String(line)), width: width - 1, indent: 2, firstIndent: 0)
         }.joined(separator: "\n")
+    }
+
+    /// The words of a message, a command in backticks one word
+    /// (`lib -A alice@127.0.0.1:19501 pull` is never broken).
+    static func units(of line: String) -> [String] {
+        var units: [String] = []
+        var open = false
+        for word in line.split(separator: " ") {
+            if open, let last = units.popLast() { units.append(last + " " + word) } else { units.append(String(word)) }
+            if word.filter({ $0 == "`" }).count % 2 == 1 { open.toggle() }
+        }
+        return units
     }
 
     /// Rows of a two-column table (label, text): labels in the left column,

@@ -7,6 +7,12 @@ public enum ValueKind: Sendable, Equatable {
     case account
     /// A resource path relative to the API root, such as `books/b-7`.
     case resourcePath
+    /// A collection (`books`) or a document in it: what `lib get` reads.
+    case collectionOrPath
+    /// A document with a conflict waiting: what `lib resolve` settles.
+    case conflictPath
+    /// A document this device pushed a write of: what `lib revert` undoes.
+    case pushedPath
     /// A non-negative duration: seconds (`90`, `1.5`) or with a unit (`90s`, `2m`).
     case duration
     /// `FIELD=STRING` or `FIELD:=JSON`, httpie's convention.
@@ -26,6 +32,9 @@ public enum ValueKind: Sendable, Equatable {
         case .assignment: .fields
         case .account: .accounts
         case .resourcePath: .resourcePaths
+        case .collectionOrPath: .collectionsAndPaths
+        case .conflictPath: .conflictPaths
+        case .pushedPath: .pushedPaths
         case .choice(let words): .words(words)
         case .command: .commands
         }

@@ -17,9 +17,10 @@ struct ZshCompletionScript {
               _wanted accounts expl 'account' compadd -a accounts
             }
 
+            # $1: which paths (paths, resources, conflicts, pushed).
             _lib_paths() {
               local -a paths
-              paths=(${(f)"$(_call_program paths lib __complete paths ${(q)PREFIX} 2>/dev/null)"})
+              paths=(${(f)"$(_call_program paths lib __complete ${1:-paths} ${(q)PREFIX} 2>/dev/null)"})
               _wanted paths expl 'resource path' compadd -a paths
             }
 
@@ -101,6 +102,9 @@ struct ZshCompletionScript {
         case .none: " "
         case .accounts: "_lib_accounts"
         case .resourcePaths: "_lib_paths"
+        case .collectionsAndPaths: "_lib_paths resources"
+        case .conflictPaths: "_lib_paths conflicts"
+        case .pushedPaths: "_lib_paths pushed"
         case .fields: "_lib_fields"
         case .commands: "_lib_commands"
         case .words(let words): "(" + words.joined(separator: " ") + ")"

@@ -70,8 +70,9 @@ enum DocumentRendering {
                       inGivenOrder: Bool = false) -> String {
         if views.isEmpty { return "No books.\n" }
         var table = TextTable([
-            .init("ID", canShrink: false), .init("TITLE", minimumWidth: 12), .init("AUTHOR", minimumWidth: 10),
-            .init("YEAR", canShrink: false), .init("", canShrink: false),
+            .init("ID", canShrink: false), .init("TITLE", minimumWidth: 12), .init("AUTHOR", minimumWidth: 10, dropOrder: 2),
+            .init("YEAR", canShrink: false, dropOrder: 1), .init("COPIES", canShrink: false, onlyWhenRoomy: true),
+            .init("TAGS", onlyWhenRoomy: true), .init("", canShrink: false, dropOrder: 3),
         ])
         let rows = views.map { view -> (id: String, cells: [TextTable.Cell]) in
             let document = view.document ?? view.serverCopy
@@ -79,10 +80,15 @@ enum DocumentRendering {
             let note = view.pending.map { $0.deletes ? "deleted, not yet pushed" : "changed, not yet pushed" } ?? ""
             return (id, [.init(id, view.pending == nil ? nil : .yellow), .init(document?["title"].map(display) ?? ""),
                          .init(document?["author"].map(display) ?? ""), .init(document?["year"].map(display) ?? ""),
+                         .init(document?["copies"].map(display) ?? ""), .init(document?["tags"].map(display) ?? ""),
                          .init(note, .yellow)])
         }
         for row in inGivenOrder ? rows : rows.sortedNaturally(by: \.id) { table.append(row.cells) }
-        // A title too long for the terminal goes on over the row's next lines, whole.
+        // Copies and tags only when everything fits whole (200 columns, not 80).
+        // A title too long for the terminal goes on over the row's next lines,
+        // whole. Too narrow for every column (40 columns and the 26-character
+        // ids of `lib new`): the year goes, then the author, then the note
+        // (a pending write's id is still yellow); the id and the title stay.
         table.wrapsCells = true
         return table.render(width: width, painter: painter)
     }

@@ -19,6 +19,23 @@ extension FieldAssignment {
         }
     }
 
+    /// The problems of a document made with these assignments, and for a
+    /// `FIELD=VALUE` whose value is a number (or true, false) refused as a
+    /// string, how to give it as one: "to give year as a number, write
+    /// `year:=1813`".
+    static func problemsWithHints(_ problems: [String], _ assignments: [FieldAssignment]) -> [String] {
+        var hinted = problems
+        for assignment in assignments {
+            guard case .string(let text) = assignment.value,
+                  problems.contains(where: { $0.hasPrefix("'\(assignment.field)' ") && $0.hasSuffix("not string") }),
+                  let parsed = try? JSONParser.parse(text), parsed.stringValue == nil, parsed != .null
+            else { continue }
+            let what = parsed.boolValue == nil ? "a number" : "true or false"
+            hinted.append("to give \(assignment.field) as \(what), write `\(assignment.field):=\(text)`")
+        }
+        return hinted
+    }
+
     /// Applies every assignment to `document`, in order (a later one wins).
     static func apply(_ assignments: [FieldAssignment], to document: JSONObject) throws(UsageError) -> JSONObject {
         var result = document

@@ -1,7 +1,7 @@
 import LibAccounts
 import LibCLI
 
-/// What a shell prompt shows for an account: its name's short form and
+/// What a shell prompt shows for an account: its alias or its name's short form and
 /// what waits (`alice ↑3 ≠1 ✗2 ⊘4`: 3 writes pending, 1 conflict, 2
 /// rejected, 4 set aside), or nothing at all when nothing waits. The ASCII
 /// form (`alice +3 =1 x2 ~4`) is for terminals whose locale is not UTF-8.
@@ -14,21 +14,41 @@ struct PromptSegment: Equatable {
 
     var isEmpty: Bool { pending + conflicts + rejected + setAside == 0 }
 
+    /// Each count's mark (UTF-8, ASCII), in the order the segment shows them.
+    static let marks: [(unicode: String, ascii: String)] = [("↑", "+"), ("≠", "="), ("✗", "x"), ("⊘", "~")]
+
+    /// The longest name a segment shows, in characters: a longer one is cut
+    /// (`…`, ASCII `...`), so that a segment is at most this plus its counts.
+    static let nameWidth = 20
+
     /// The segment, without a newline; empty when there is nothing to say.
     func text(unicode: Bool) -> String {
         guard !isEmpty else { return "" }
-        // Appended one by one: zip and joined went through generic code
-        // that cost more than the rest of writing the prompt file.
         // The prompt file goes to every prompt raw: never a control character
         // (names are checked at login; this holds whatever the index says).
-        var text = TerminalText.escaped(name)
-        for (count, mark, ascii) in [(pending, "↑", "+"), (conflicts, "≠", "="), (rejected, "✗", "x"), (setAside, "⊘", "~")]
-        where count > 0 {
+        var text = Self.cut(TerminalText.escaped(name), unicode: unicode)
+        text += Self.counts([pending, conflicts, rejected, setAside], unicode: unicode)
+        return text
+    }
+
+    /// ` ↑3 ≠1` (each count that is not 0, with its mark).
+    // Appended one by one: zip and joined went through generic code
+    // that cost more than the rest of writing the prompt file.
+    static func counts(_ counts: [Int], unicode: Bool) -> String {
+        var text = ""
+        for i in counts.indices where counts[i] > 0 {
             text += " "
-            text += unicode ? mark : ascii
-            text += String(count)
+            text += unicode ? marks[i].unicode : marks[i].ascii
+            text += String(counts[i])
         }
         return text
+    }
+
+    /// `name`, or its first characters and `…` when it is longer than `nameWidth`.
+    static func cut(_ name: String, unicode: Bool) -> String {
+        guard name.count > nameWidth else { return name }
+        let ellipsis = unicode ? "…" : "..."
+        return String(name.prefix(nameWidth - ellipsis.count)) + ellipsis
     }
 
     /// The prompt file's contents: the UTF-8 form on the first line, the
@@ -39,42 +59,55 @@ struct PromptSegment: Equatable {
         isEmpty ? "" : text(unicode: true) + "\n" + text(unicode: false) + "\n"
     }
 
-    /// Other accounts shown after the one in effect, at most; the rest are counted.
-    static let othersShown = 2
-
-    /// The segment of the account in effect, then those of other accounts
-    /// with writes waiting (`alice ↑2 · bob ↑1`; ASCII `alice +2 | bob +1`),
-    /// at most `othersShown` of them and then how many more (`· 3 more`). With
-    /// nothing waiting for the account in effect, the others alone after the
-    /// separator (`· bob ↑1`), so that none of them reads as the current one.
+    /// The segment of the account in effect, then what waits in all other
+    /// accounts, added up (`alice ↑2 · ↑1 ≠2`; ASCII `alice +2 | +1 =2`):
+    /// however many accounts there are, the line stays short. With nothing
+    /// waiting for the account in effect, the others alone after the
+    /// separator (`· ↑1`), so that they never read as the current one's.
     /// The snippets in contrib/prompt compose the same line.
     static func combined(_ own: String, others: [String], unicode: Bool) -> String {
-        guard !others.isEmpty else { return own }
+        var sums = [0, 0, 0, 0]
+        for other in others {
+            for (i, count) in Self.parsedCounts(other).enumerated() { sums[i] += count }
+        }
+        let rest = counts(sums, unicode: unicode)
+        guard !rest.isEmpty else { return own }
         let separator = unicode ? "·" : "|"
-        var parts = Array(others.prefix(othersShown))
-        if others.count > othersShown { parts.append("\(others.count - othersShown) more") }
-        let rest = parts.joined(separator: " \(separator) ")
-        return own.isEmpty ? "\(separator) \(rest)" : "\(own) \(separator) \(rest)"
+        return own.isEmpty ? separator + rest : own + " " + separator + rest
     }
 
-    /// The user name alone when no other signed-in account has it; else
-    /// with the host (`alice@example.org`); else the whole name.
+    /// The counts of a segment's text (`bob ↑1 ≠2` or `bob +1 =2`): each
+    /// word after the name that is a mark and digits.
+    static func parsedCounts(_ segment: String) -> [Int] {
+        var counts = [0, 0, 0, 0]
+        for word in segment.split(separator: " ").dropFirst() {
+            guard let first = word.first, let count = Int(word.dropFirst()), count > 0,
+                  let i = marks.firstIndex(where: { $0.unicode == String(first) || $0.ascii == String(first) })
+            else { continue }
+            counts[i] += count
+        }
+        return counts
+    }
+
+    /// The account's alias when it has one; else the user name alone when no
+    /// other signed-in account has it; else with the host
+    /// (`alice@example.org`); else with the port alone when only the port
+    /// tells them apart (`alice@:19501`); else the whole name.
     static func shortName(of account: Account, among accounts: [Account]) -> String {
+        if let alias = account.alias { return alias }
         let others = accounts.filter { $0.name != account.name }
         guard others.contains(where: { $0.username == account.username }) else { return account.username }
         let withHost = "\(account.username)@\(account.origin.host)"
         guard others.contains(where: { "\($0.username)@\($0.origin.host)" == withHost }) else { return withHost }
+        let withPort = "\(account.username)@:\(account.origin.port)"
+        guard others.contains(where: { $0.username == account.username && $0.origin.port == account.origin.port }) else {
+            return withPort
+        }
         return account.name
     }
 
-    /// Whether the locale's characters are UTF-8, read as the C library
-    /// would (LC_ALL, then LC_CTYPE, then LANG; unset or empty is "C",
-    /// which is ASCII) without loading any locale: the codeset of
-    /// `language_TERRITORY.codeset@modifier` is UTF-8 or utf8, in any case.
+    /// Whether the locale's characters are UTF-8 (ASCIIWords.localeIsUTF8).
     static func localeIsUTF8(_ environment: [String: String]) -> Bool {
-        let locale = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty } ?? "C"
-        guard let dot = locale.firstIndex(of: "." as Character) else { return false }
-        let codeset = locale[locale.index(after: dot)...].prefix { $0 != "@" }
-        return codeset.lowercased().filter { $0 != "-" } == "utf8"
+        ASCIIWords.localeIsUTF8 { environment[$0] }
     }
 }

@@ -4,11 +4,14 @@ import LibBase
 /// The progress line of a first pull on a terminal, as `git clone` shows
 /// its objects: "Listing books from HOST: 42% (8,400/20,000), 3,150/s".
 /// Nothing off a terminal or under `-q`.
-struct PullProgress {
+final class PullProgress {
     let channel: OutputChannel
     let isEnabled: Bool
     let server: String
     let started = MonotonicClock.now()
+    /// The number of books the server said it has (on the first page only):
+    /// every line of the run shows it, in the same form.
+    private var total: Int?
 
     init(_ context: CommandContext, server: String, enabled: Bool = true) {
         channel = context.standardError
@@ -18,33 +21,34 @@ struct PullProgress {
 
     func show(listed: Int, of total: Int?) {
         guard isEnabled else { return }
-        channel.write("\r\u{1B}[K" + Self.line(listed: listed, of: total, seconds: MonotonicClock.now() - started, server: server))
+        if let total { self.total = total }
+        channel.write("\r\u{1B}[K" + Self.line(listed: listed, of: self.total, seconds: MonotonicClock.now() - started, server: server,
+                                               columns: channel.columns ?? 80))
     }
 
-    static func line(listed: Int, of total: Int?, seconds: Double, server: String) -> String {
-        var text = "Listing books from \(server): "
+    /// The line in fewer than `columns` columns (a line that wraps leaves a
+    /// row behind at every redraw): the server, then the verb go first; the
+    /// books and the rate stay ("Books: 42% (8,400/20,000), 3,150/s").
+    static func line(listed: Int, of total: Int?, seconds: Double, server: String, columns: Int) -> String {
+        var count: String
         if let total, total > 0 {
-            text += "\(min(100, listed * 100 / total))% (\(grouped(listed))/\(grouped(total)))"
+            count = "\(min(100, listed * 100 / total))% (\(Wording.number(listed))/\(Wording.number(total)))"
         } else {
-            text += grouped(listed)
+            count = Wording.number(listed)
         }
-        if seconds > 0.05 { text += ", \(grouped(Int(Double(listed) / seconds)))/s" }
-        return text
+        let rate = seconds > 0.05 ? ", \(Wording.number(Int(Double(listed) / seconds)))/s" : ""
+        for lead in ["Listing books from \(server): ", "Listing books: ", "Books: "] where lead.count + count.count + rate.count < columns {
+            return lead + count + rate
+        }
+        if total != nil, "Books: ".count + Wording.number(listed).count + rate.count < columns {
+            count = Wording.number(listed)
+            return "Books: " + count + rate
+        }
+        return WaitProgress.fitted("Books: " + count, suffix: rate, columns: columns)
     }
 
     func clear() {
         guard isEnabled else { return }
         channel.write("\r\u{1B}[K")
-    }
-
-    /// 20000 → "20,000"
-    static func grouped(_ n: Int) -> String {
-        let digits = Array(String(n))
-        var out = ""
-        for (i, digit) in digits.enumerated() {
-            if i > 0 && (digits.count - i) % 3 == 0 { out += "," }
-            out.append(digit)
-        }
-        return out
     }
 }

@@ -63,7 +63,8 @@ enum PushDryRun {
     /// `1. PUT books/b-9 change title="New" (If-Match "2-ab")`, or a waiting write.
     static func line(_ step: PushPlan.Step, number: inout Int, lib: String = "lib") -> String {
         let item = step.item
-        let what = "\(item.method.rawValue) \(item.path) \(item.kind.rawValue) \(PushedLogView.fieldsText(item.intent))"
+        let what = "\(item.method.rawValue) \(item.path) \(item.kind.rawValue)"
+            + (item.kind == .delete ? "" : " " + PushedLogView.fieldsText(item.intent))
         switch step {
         case .send(_, let precondition):
             number += 1

@@ -17,8 +17,11 @@ enum PushedLogView {
         text += entry.kind.rawValue.padding(to: 6)
         text += "  "
         text += entry.path
-        text += "  "
-        text += fieldsText(entry.intent)
+        // A delete's kind says it all ("delete deleted" said it twice).
+        if entry.kind != .delete {
+            text += "  "
+            text += fieldsText(entry.intent)
+        }
         if let etag = entry.etag {
             text += "  -> "
             text += etag
@@ -108,9 +111,7 @@ enum PushedLogView {
     /// `v3  2026-12-01T21:41:02.123Z  bob  change  title: "Old" -> "Bob's"`.
     static func line(_ change: ServerChange) -> String {
         var text = "v\(change.version.version)  \(change.version.at)  \(change.version.writer)  \(change.kind.rawValue)"
-        if change.kind == .delete {
-            text += "  deleted"
-        } else {
+        if change.kind != .delete {
             let fields = change.changes.map { field -> String in
                 switch (field.old, field.new) {
                 case (nil, let new?): return "\(field.field)=\(short(new))"

@@ -8,7 +8,7 @@ import LibBase
 /// at all when nothing waits (with `--all`, every account's, space
 /// separated); the ASCII form (`alice +2 =1`) when the locale is not UTF-8.
 /// Other accounts with writes waiting follow, compactly (`PromptSegment.combined`):
-/// `alice ↑2 · bob ↑1`.
+/// `alice ↑2 · ↑1` (what waits in the others, added up).
 /// Reads the account's prompt file, which is always right (`PromptFile`);
 /// when it is missing, the store, and writes the file again. The snippets in
 /// `contrib/prompt` read the same file without starting this.

@@ -79,6 +79,7 @@ enum AccountStoreSchema {
             ALTER TABLE outbox ADD COLUMN sent_with TEXT;
             UPDATE outbox SET sent_with = 'v1' WHERE attempts > 0 OR claimed = 1;
             """ + PushedLog.mergedColumn)
+        m.register(LibraryIndexSchema.lettersFolded, sql: LibraryIndexSchema.reindexFolded)
         return m
     }
 }

@@ -34,17 +34,24 @@ struct LibraryIndex {
         // One book with its body bound: an INSERT … SELECT into FTS5 costs
         // twice as much (a statement journal, so one more flush to disk).
         if books.one, let body = copies.first(where: { $0.path == books.paths[0] })?.body {
-            try db.run(cached: """
-                INSERT INTO library_index (rowid, path, title, author, tags)
-                    VALUES ((SELECT docid FROM library_index_rows WHERE path = ?1), ?1, \(LibraryIndexSchema.columns("?2")))
-                """, [books.value, .text(body)])
+            try db.run(cached: Self.indexOne, [books.value, .text(body)])
         } else {
-            try db.run(cached: """
-                INSERT INTO library_index (rowid, path, title, author, tags)
-                    SELECT r.docid, d.path, \(LibraryIndexSchema.columns("d.body"))
-                    FROM documents d JOIN library_index_rows r ON r.path = d.path WHERE d.path \(books.match)
-                """, [books.value])
+            try db.run(cached: books.one ? Self.indexCachedOne : Self.indexCachedMany, [books.value])
         }
+    }
+
+    private static let indexOne = """
+        INSERT INTO library_index (rowid, path, title, author, tags)
+            VALUES ((SELECT docid FROM library_index_rows WHERE path = ?1), ?1, \(LibraryIndexSchema.columns("?2")))
+        """
+    private static let indexCachedOne = indexCached(Books.matchOne)
+    private static let indexCachedMany = indexCached(Books.matchMany)
+    private static func indexCached(_ match: String) -> String {
+        """
+        INSERT INTO library_index (rowid, path, title, author, tags)
+            SELECT r.docid, d.path, \(LibraryIndexSchema.columns("d.body"))
+            FROM documents d JOIN library_index_rows r ON r.path = d.path WHERE d.path \(match)
+        """
     }
 
     /// Takes the documents at `paths` out of the index.
@@ -68,13 +75,16 @@ struct LibraryIndex {
         /// The condition on the index's rowid.
         var rows: String { "rowid \(one ? "=" : "IN") (SELECT docid FROM library_index_rows WHERE path \(match))" }
 
+        static let matchOne = "= ?1"
+        static let matchMany = "IN (SELECT value FROM json_each(?1))"
+
         init?(_ paths: [String]) {
             var seen = Set<String>()
             self.paths = paths.filter { LibraryIndex.indexes($0) && seen.insert($0).inserted }
             guard !self.paths.isEmpty else { return nil }
             one = self.paths.count == 1
             value = .text(one ? self.paths[0] : JSONValue.array(self.paths.map { .string($0) }).serialized())
-            match = one ? "= ?1" : "IN (SELECT value FROM json_each(?1))"
+            match = one ? Self.matchOne : Self.matchMany
         }
     }
 }

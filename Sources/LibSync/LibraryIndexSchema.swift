@@ -1,6 +1,7 @@
 import LibStore
 
-/// Migrations `005-library-index` and `006-library-index-kept-by-code`: the
+/// Migrations `005-library-index`, `006-library-index-kept-by-code` and
+/// `008-library-index-folds-letters`: the
 /// full-text index `lib search` reads (FTS5 over each cached book's title,
 /// author and tags). Books already cached are indexed by 005. 005 also made
 /// triggers on `documents` to keep the index; 006 drops them, as SQLite
@@ -13,16 +14,30 @@ import LibStore
 enum LibraryIndexSchema {
     static let name = "005-library-index"
     static let triggersDropped = "006-library-index-kept-by-code"
+    static let lettersFolded = "008-library-index-folds-letters"
 
     /// The indexed text of a cached body (`B`: a column, a bound parameter,
     /// or NEW.body in 005's triggers): nothing for a body that is not JSON,
-    /// tags joined by spaces.
-    static func columns(_ b: String) -> String {
+    /// tags joined by spaces; from 008 on with ø, æ, ß, đ, ł … folded
+    /// (LetterFolding), as the typed query is.
+    static func columns(_ b: String, folded: Bool = true) -> String {
+        func fold(_ expression: String) -> String { folded ? LetterFolding.sql(expression) : expression }
+        return """
+        \(fold("CASE WHEN json_valid(\(b)) THEN json_extract(\(b), '$.title') END")),
+        \(fold("CASE WHEN json_valid(\(b)) THEN json_extract(\(b), '$.author') END")),
+        \(fold("""
+            CASE WHEN json_valid(\(b)) THEN CASE WHEN json_type(\(b), '$.tags') = 'array'
+                THEN (SELECT group_concat(value, ' ') FROM json_each(\(b), '$.tags')) END END
+            """))
         """
-        CASE WHEN json_valid(\(b)) THEN json_extract(\(b), '$.title') END,
-        CASE WHEN json_valid(\(b)) THEN json_extract(\(b), '$.author') END,
-        CASE WHEN json_valid(\(b)) THEN CASE WHEN json_type(\(b), '$.tags') = 'array'
-            THEN (SELECT group_concat(value, ' ') FROM json_each(\(b), '$.tags')) END END
+    }
+
+    /// 008: every cached book indexed again, its letters folded.
+    static var reindexFolded: String {
+        """
+        DELETE FROM library_index;
+        INSERT INTO library_index (rowid, path, title, author, tags)
+            SELECT r.docid, d.path, \(columns("d.body")) FROM documents d JOIN library_index_rows r ON r.path = d.path;
         """
     }
 
@@ -38,12 +53,12 @@ enum LibraryIndexSchema {
             INSERT INTO library_index_rows (path, docid)
                 VALUES (NEW.path, (SELECT COALESCE(MAX(docid), 0) + 1 FROM library_index_rows));
             INSERT INTO library_index (rowid, path, title, author, tags)
-                VALUES ((SELECT docid FROM library_index_rows WHERE path = NEW.path), NEW.path, \(columns("NEW.body")));
+                VALUES ((SELECT docid FROM library_index_rows WHERE path = NEW.path), NEW.path, \(columns("NEW.body", folded: false)));
         END;
         CREATE TRIGGER library_index_update AFTER UPDATE OF body ON documents WHEN substr(NEW.path, 1, 6) = 'books/' BEGIN
             DELETE FROM library_index WHERE rowid = (SELECT docid FROM library_index_rows WHERE path = NEW.path);
             INSERT INTO library_index (rowid, path, title, author, tags)
-                VALUES ((SELECT docid FROM library_index_rows WHERE path = NEW.path), NEW.path, \(columns("NEW.body")));
+                VALUES ((SELECT docid FROM library_index_rows WHERE path = NEW.path), NEW.path, \(columns("NEW.body", folded: false)));
         END;
         CREATE TRIGGER library_index_delete AFTER DELETE ON documents WHEN substr(OLD.path, 1, 6) = 'books/' BEGIN
             DELETE FROM library_index WHERE rowid = (SELECT docid FROM library_index_rows WHERE path = OLD.path);
@@ -52,7 +67,7 @@ enum LibraryIndexSchema {
         INSERT INTO library_index_rows (path, docid)
             SELECT path, row_number() OVER (ORDER BY path) FROM documents WHERE substr(path, 1, 6) = 'books/';
         INSERT INTO library_index (rowid, path, title, author, tags)
-            SELECT r.docid, d.path, \(columns("d.body")) FROM documents d JOIN library_index_rows r ON r.path = d.path;
+            SELECT r.docid, d.path, \(columns("d.body", folded: false)) FROM documents d JOIN library_index_rows r ON r.path = d.path;
         """
 
     static let dropTriggers = """

@@ -3,6 +3,8 @@
 /// required. Words are split as FTS5's unicode61 tokenizer splits them
 /// (letters and digits; everything else separates), and each is quoted,
 /// so nothing typed is ever FTS5 syntax (`AND`, `NEAR`, `"`, `*`, `:`).
+/// Letters FTS5 cannot fold (ø, æ, ß, đ, ł …) are folded as the index
+/// folds them (LetterFolding).
 public struct SearchQuery: Sendable, Equatable {
     public let words: [String]
 
@@ -19,6 +21,7 @@ public struct SearchQuery: Sendable, Equatable {
             }
         }
         if !word.isEmpty { words.append(word) }
+        words = words.map(LetterFolding.fold)
         guard !words.isEmpty else { return nil }
         // A word said twice finds nothing more: the search costs what the
         // different words cost (20,000 repeats of one word are one word).

@@ -33,7 +33,7 @@ struct SearchRanking {
         let titleWords = (title.flatMap(SearchQuery.init)?.words ?? []).map { $0.lowercased() }
         return Key(exactTitle: titleWords == words,
                    wholeTitle: words.allSatisfy { word in titleWords.contains { $0.hasPrefix(word) } },
-                   score: score, title: (title ?? "").lowercased(), path: path)
+                   score: score, title: LetterFolding.fold(title ?? "").lowercased(), path: path)
     }
 
     /// The FTS5 query for books whose title holds every word (as prefixes):

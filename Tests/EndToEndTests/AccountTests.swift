@@ -23,7 +23,7 @@ import TestSupport
         #expect(ambiguous.stderr == "lib: 'alice' matches several accounts: alice@127.0.0.1:\(one.port), alice@127.0.0.1:\(two.port); give more of the name\n")
 
         let switched = try lib.lib("switch", "b")
-        #expect(switched.stdout == "Switched to bob@127.0.0.1:\(one.port)\n")
+        #expect(switched.stdout == "Switched to bob@127.0.0.1:\(one.port).\n")
         #expect(try lib.lib("status", "--porcelain").stdout.hasPrefix("account bob@127.0.0.1:\(one.port)\n"))
         #expect(try lib.lib("-A", "alice@127.0.0.1:\(one.port)", "status", "--porcelain").stdout.hasPrefix("account alice@127.0.0.1:\(one.port)\n"))
         #expect(try lib.lib(["status", "--porcelain"], environment: ["LIB_ACCOUNT": "alice@127.0.0.1:\(two.port)"]).stdout

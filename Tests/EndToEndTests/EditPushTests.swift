@@ -30,7 +30,7 @@ import TestSupport
 
         // The title bob changed: a clash, under either protocol's rule.
         let stale = try alice.lib("edit", "books/b-7", "title=Dune (alice)")
-        #expect(stale.stdout == "Saved on this device; 3 writes pending for \(account)\n", "\(stale)")
+        #expect(stale.stdout == "Saved on this device; 3 writes pending for \(account).\n", "\(stale)")
         let push = try alice.lib("push")
         #expect(push.status == 3, "\(push)")
         #expect(push.stdout == "Pushed 2 writes to 127.0.0.1:\(server.port) as \(account).\n", "\(push)")
@@ -93,8 +93,8 @@ import TestSupport
         try alice.login("alice", to: server)
         try alice.cache(["books/b-7"], from: server, as: "alice")
         let account = alice.account("alice", on: server)
-        #expect(try alice.lib("edit", "books/b-7", "copies:=4").stdout == "Saved on this device; 1 write pending for \(account)\n")
-        #expect(try alice.lib("edit", "books/b-7", "title=Dune Messiah").stdout == "Saved on this device; 1 write pending for \(account)\n")
+        #expect(try alice.lib("edit", "books/b-7", "copies:=4").stdout == "Saved on this device; 1 write pending for \(account).\n")
+        #expect(try alice.lib("edit", "books/b-7", "title=Dune Messiah").stdout == "Saved on this device; 1 write pending for \(account).\n")
         let push = try alice.lib("push")
         #expect(push.stdout == "Pushed 1 write to 127.0.0.1:\(server.port) as \(account).\n", "\(push)")
         let history = try serverHistory(server, book: "b-7")
@@ -137,7 +137,7 @@ import TestSupport
 
         let cases: [([String], Int32, String)] = [
             (["books/b-7", "pages:=300"], 1, "lib: books/b-7 was not saved: 'pages' is not a field of a book"),
-            (["books/b-7", "year=1965"], 1, "lib: books/b-7 was not saved: 'year' must be an integer, not string."),
+            (["books/b-7", "year=1965"], 1, "lib: books/b-7 was not saved: 'year' must be an integer, not string; to give year as a number, write `year:=1965`."),
             (["books/b-7", "copies:=-1"], 1, "'copies' must be 0 or more"),
             (["books/b-7", "tags:=[1]"], 1, "'tags' must be an array of strings (item 0 is integer)"),
             (["books/b-7", "id=b-8"], 1, "'id' must be \"b-7\", the id in the path"),

@@ -97,15 +97,89 @@ import TestSupport
             let setVariable = shell.hasSuffix("fish") ? "set LIB_ACCOUNT \(bob); " : "LIB_ACCOUNT=\(bob); "
             let exportVariable = shell.hasSuffix("fish") ? "set -x LIB_ACCOUNT \(bob); " : "export LIB_ACCOUNT=\(bob); "
             let unexported = try CommandRunner.run(shell, flags + [setVariable + script], environment: environment)
-            // The account in effect first, then the other one with writes waiting (issue 26).
-            #expect(unexported.stdout == "(alice +1 | bob +2) $ \n" && unexported.stderr.isEmpty, "\(shell): \(unexported)")
+            // The account in effect first, then what waits in the others, added up (issues 26, 37).
+            #expect(unexported.stdout == "(alice +1 | +2) $ \n" && unexported.stderr.isEmpty, "\(shell): \(unexported)")
             let exported = try CommandRunner.run(shell, flags + [exportVariable + script], environment: environment)
-            #expect(exported.stdout == "(bob +2 | alice +1) $ \n" && exported.stderr.isEmpty, "\(shell): \(exported)")
+            #expect(exported.stdout == "(bob +2 | +1) $ \n" && exported.stderr.isEmpty, "\(shell): \(exported)")
             // What lib itself says from that shell agrees.
             let asLib = try CommandRunner.run(shell, flags + [setVariable + "lib status --prompt"],
                                               environment: environment.merging(["PATH": BuiltProducts.directory.path + ":/usr/bin:/bin"]) { $1 })
-            #expect(asLib.stdout == "alice +1 | bob +2\n", "\(shell): \(asLib)")
+            #expect(asLib.stdout == "alice +1 | +2\n", "\(shell): \(asLib)")
         }
+    }
+
+    /// What bash, zsh and fish show (each with only its own built-ins), and
+    /// what starship shows (its module runs `lib status --prompt` under sh).
+    func promptsOfEveryShell(_ lib: LibHarness, locale: String) throws -> [String: String] {
+        let scripts = [
+            ("bash", "/bin/bash", ["--norc", "--noprofile", "-i", "-c",
+                "PS1='$ '; . \(snippets)/lib-prompt.bash; eval \"$PROMPT_COMMAND\"; echo \"${PS1@P}\""]),
+            ("zsh", "/usr/bin/zsh", ["-f", "-c",
+                "PROMPT='$ '; source \(snippets)/lib-prompt.zsh; __lib_prompt_update; print -rP -- \"$PROMPT\""]),
+            ("fish", "/usr/bin/fish", ["--no-config", "-c",
+                "function fish_prompt; echo -n '$ '; end; source \(snippets)/lib-prompt.fish; fish_prompt; echo"]),
+        ]
+        var shown: [String: String] = [:]
+        for (name, shell, arguments) in scripts {
+            let (result, programs) = try tracedShell(lib, shell, arguments, locale: locale)
+            #expect(programs == [(shell as NSString).lastPathComponent], "\(name) started \(programs)")
+            shown[name] = result.stdout
+        }
+        var environment = lib.environment
+        environment["PATH"] = BuiltProducts.directory.path + ":/usr/bin:/bin"
+        environment["LANG"] = locale
+        let starship = try CommandRunner.run("/bin/sh", ["-c", "lib status --prompt"], environment: environment)
+        shown["starship"] = "(" + starship.stdout.dropLast() + ") $ \n"
+        return shown
+    }
+
+    /// alice on two servers and bob, each with writes waiting: the default
+    /// segment is the current account's short name and counts, and what
+    /// waits in the other two added up: at most 30 characters (it was 62,
+    /// wrapping at 40 columns), the same in every shell.
+    @Test func twoServersAndTwoUsersFitInThirtyCharacters() throws {
+        let one = try startDemoServer(), two = try startDemoServer()
+        let device = try LibHarness()
+        try device.login("bob", to: one)
+        try device.login("alice", to: two)
+        try device.login("alice", to: one)
+        #expect(try device.lib("edit", "books/x-1", "--create", "title=A").status == 0)
+        #expect(try device.lib("-A", device.account("alice", on: two), "edit", "books/x-2", "--create", "title=B").status == 0)
+        #expect(try device.lib("-A", device.account("bob", on: one), "edit", "books/x-3", "--create", "title=C").status == 0)
+        #expect(try device.lib("-A", device.account("bob", on: one), "edit", "books/x-4", "--create", "title=D").status == 0)
+        for (locale, expected) in [("C.UTF-8", "alice@:\(one.port) ↑1 · ↑3"), ("C", "alice@:\(one.port) +1 | +3")] {
+            #expect(expected.count <= 30, "\(expected)")
+            for (shell, line) in try promptsOfEveryShell(device, locale: locale) {
+                #expect(line == "(\(expected)) $ \n", "\(shell), \(locale): \(line)")
+            }
+        }
+    }
+
+    /// An alias set at login or with `lib switch` is what every prompt
+    /// shows, and what -A takes.
+    @Test func anAliasShowsInEveryShellAlike() throws {
+        let one = try startDemoServer(), two = try startDemoServer()
+        let device = try LibHarness()
+        #expect(try device.lib("login", two.baseURL, "--user", "alice", "--alias", "test", "--password-stdin",
+                               stdin: "alice-demo\n").status == 0)
+        try device.login("alice", to: one)
+        #expect(try device.lib("-A", "test", "edit", "books/x-1", "--create", "title=A").status == 0, "-A takes the alias")
+        #expect(try device.lib("edit", "books/x-2", "--create", "title=B").status == 0)
+        let switched = try device.lib("switch", device.account("alice", on: one), "--alias", "home")
+        #expect(switched.stdout == "Switched to \(device.account("alice", on: one)) (alias home).\n", "\(switched)")
+        for (shell, line) in try promptsOfEveryShell(device, locale: "C.UTF-8") {
+            #expect(line == "(home ↑1 · ↑1) $ \n", "\(shell): \(line)")
+        }
+        #expect(try device.lib("switch", "test").status == 0)
+        for (shell, line) in try promptsOfEveryShell(device, locale: "C") {
+            #expect(line == "(test +1 | +1) $ \n", "\(shell): \(line)")
+        }
+        let taken = try device.lib("switch", "home", "--alias", "test")
+        #expect(taken.status == 1 && taken.stderr.contains("The alias 'test' already names \(device.account("alice", on: two))"), "\(taken)")
+        let invalid = try device.lib("switch", "home", "--alias", "a@b")
+        #expect(invalid.status == 2, "\(invalid)")
+        let list = try device.lib("switch")
+        #expect(list.stdout.contains("  \(device.account("alice", on: one)) (home)"), "\(list)")
     }
 
     /// A prompt file lib would never write (lib escapes names, and checks

@@ -212,10 +212,29 @@ private func machineWithAPushedTitle() throws -> Machine {
     #expect(machine.lib("restore").exitCode == .usage)
 }
 
-@Test func thePromptLineNamesOtherAccountsWithWritesWaitingCompactly() {
+@Test func thePromptLineAddsUpWhatWaitsInOtherAccounts() {
     #expect(PromptSegment.combined("alice ↑2", others: [], unicode: true) == "alice ↑2")
-    #expect(PromptSegment.combined("alice ↑2", others: ["bob ↑1"], unicode: true) == "alice ↑2 · bob ↑1")
-    #expect(PromptSegment.combined("", others: ["bob ↑1"], unicode: true) == "· bob ↑1", "no other account reads as the current one")
-    #expect(PromptSegment.combined("alice +2", others: ["bob +1", "carol =1", "dan +4", "eve +1"], unicode: false)
-            == "alice +2 | bob +1 | carol =1 | 2 more", "at most two others: the line stays short")
+    #expect(PromptSegment.combined("alice ↑2", others: ["bob ↑1"], unicode: true) == "alice ↑2 · ↑1")
+    #expect(PromptSegment.combined("", others: ["bob ↑1"], unicode: true) == "· ↑1", "no other account reads as the current one")
+    #expect(PromptSegment.combined("alice +2", others: ["bob +1", "carol =1", "dan +4 x2", "eve ~1"], unicode: false)
+            == "alice +2 | +5 =1 x2 ~1", "however many accounts: the line stays short")
+    #expect(PromptSegment.cut("alice@library.example.org", unicode: true) == "alice@library.examp…")
+    #expect(PromptSegment.cut("alice@library.example.org", unicode: false) == "alice@library.exa...")
+    #expect(PromptSegment(name: "alice@library.example.org", pending: 1).text(unicode: true).count == PromptSegment.nameWidth + 3)
+}
+
+/// The first pull's progress line fits 40 and 80 columns (a line that wraps
+/// leaves a row behind at each redraw): the server goes first, then the
+/// verb; the books and the rate stay, their numbers grouped as the summary's.
+@Test func thePullProgressLineFitsFortyAndEightyColumns() {
+    let wide = PullProgress.line(listed: 8_400, of: 20_000, seconds: 2, server: "127.0.0.1:19500", columns: 80)
+    #expect(wide == "Listing books from 127.0.0.1:19500: 42% (8,400/20,000), 4,200/s")
+    let narrow = PullProgress.line(listed: 8_400, of: 20_000, seconds: 2, server: "127.0.0.1:19500", columns: 40)
+    #expect(narrow == "Books: 42% (8,400/20,000), 4,200/s")
+    let tiny = PullProgress.line(listed: 8_400, of: 20_000, seconds: 2, server: "127.0.0.1:19500", columns: 24)
+    #expect(tiny == "Books: 8,400, 4,200/s")
+    for columns in [20, 30, 40, 60, 80, 200] {
+        #expect(PullProgress.line(listed: 123_456, of: 1_000_000, seconds: 3, server: "library.example.org", columns: columns).count < columns)
+    }
+    #expect(Wording.count(20_000, "book") == "20,000 books" && Wording.number(999) == "999" && Wording.number(-1_234) == "-1,234")
 }

@@ -13,7 +13,7 @@ import Testing
     let before = machine.server.received.count
     let run = machine.lib("edit", "books/b-7", "title=Dune Messiah", "year:=1969")
     #expect(run.exitCode == .success, "\(run)")
-    #expect(run.stdout == "Saved on this device; 1 write pending for alice@127.0.0.1:8080\n")
+    #expect(run.stdout == "Saved on this device; 1 write pending for alice@127.0.0.1:8080.\n")
     #expect(machine.server.received.count == before, "an edit of a cached document sends nothing")
     let item = try #require(try machine.outbox().first)
     #expect(item.kind == .change && item.status == .pending)
@@ -57,7 +57,7 @@ import Testing
     machine.signIn()
     let run = machine.lib("edit", "books/b-21", "--create", "title=Emma", "tags:=[\"novel\"]")
     #expect(run.exitCode == .success, "\(run)")
-    #expect(run.stdout == "Saved on this device; 1 write pending for alice@127.0.0.1:8080\n")
+    #expect(run.stdout == "Saved on this device; 1 write pending for alice@127.0.0.1:8080.\n")
     let item = try #require(try machine.outbox().first)
     #expect(item.kind == .create && item.createOnly)
     #expect(item.baseETag == nil)
@@ -145,7 +145,7 @@ import Testing
     machine.server.on("PUT", "/v1/books/b-7") { request in Answers.stored(request, etag: "\"2-aa\"") }
     let run = machine.lib("edit", "books/b-7", "copies:=3", "--push")
     #expect(run.exitCode == .success, "\(run)")
-    #expect(run.stdout == "Saved on this device; 1 write pending for alice@127.0.0.1:8080\n"
+    #expect(run.stdout == "Saved on this device; 1 write pending for alice@127.0.0.1:8080.\n"
             + "Pushed 1 write to 127.0.0.1:8080 as alice@127.0.0.1:8080.\n", "\(run)")
     #expect(try machine.outbox().isEmpty)
 }

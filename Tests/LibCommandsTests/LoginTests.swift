@@ -177,7 +177,7 @@ func loginRefusesAUserIDThatBreaksTheRule(userID: String) throws {
     #expect(lines.contains { $0.hasPrefix("  alice@127.0.0.1:8080") }, "\(list)")
 
     let switched = machine.lib("switch", "alice")
-    #expect(switched.exitCode == .success && switched.stdout == "Switched to alice@127.0.0.1:8080\n", "\(switched)")
+    #expect(switched.exitCode == .success && switched.stdout == "Switched to alice@127.0.0.1:8080.\n", "\(switched)")
     let json = machine.lib("--json", "switch")
     let entries = try #require(JSONValue.parsing(json.stdout)?.arrayValue)
     #expect(entries.first { $0["current"] == true }?["account"] == "alice@127.0.0.1:8080")

@@ -56,7 +56,7 @@ import TestSupport
         #expect(try reader.search.run(try #require(SearchQuery("le guin")), limit: 5).map(\.path) == [])
         #expect(try reader.search.run(try #require(SearchQuery("annot")), limit: 5).map(\.path) == ["books/b-7"])
         let again = try AccountStore(readingFrom: path)
-        #expect(try again.database.scalar("SELECT count(*) FROM schema_migrations")?.integer == 7, "001–003, then 004, 005 and 006")
+        #expect(try again.database.scalar("SELECT count(*) FROM schema_migrations")?.integer == 8, "001–003, then 004 to 008")
     }
 
     /// A store 005 migrated when triggers kept the index loses them (they
@@ -85,5 +85,36 @@ import TestSupport
         #expect(try store.database.scalar("SELECT count(*) FROM library_index")?.integer == Int64(store.cache.count),
                 "one index row per cached book, none twice")
         #expect(try store.database.scalar("SELECT count(*) FROM library_index_rows")?.integer == Int64(store.cache.count))
+    }
+
+    /// A store indexed before 008 holds "Søren" as "søren", which `soren`
+    /// never found: 008 indexes every cached book again, its letters folded.
+    @Test func aStoreIndexedBeforeFoldingIsIndexedAgain() throws {
+        let dir = try TemporaryDirectory()
+        let path = try copyOfFixture(dir)
+        do {
+            var migrator = Migrator()
+            for migration in AccountStoreSchema.migrator.migrations where migration.name < LibraryIndexSchema.lettersFolded {
+                migrator.register(migration.name, migration.apply)
+            }
+            let db = try Database(path: path)
+            try migrator.migrate(db)
+            try db.execute("""
+                INSERT INTO documents (path, body, etag, fetched_at, validated_at)
+                    VALUES ('books/s-1', '{"id":"s-1","title":"Søren Kierkegaard","author":"Joakim Garff"}', '"1"', 0, 0);
+                INSERT INTO library_index_rows (path, docid) VALUES ('books/s-1', 1000);
+                INSERT INTO library_index (rowid, path, title, author, tags)
+                    SELECT r.docid, d.path, \(LibraryIndexSchema.columns("d.body", folded: false))
+                    FROM documents d JOIN library_index_rows r ON r.path = d.path WHERE d.path = 'books/s-1';
+                """)
+            #expect(try db.scalar("SELECT count(*) FROM library_index WHERE library_index MATCH '\"soren\"*'")?.integer == 0,
+                    "the store as the previous release left it")
+        }
+        let store = try AccountStore(path: path)
+        func ids(_ text: String) throws -> [String] { try store.search.run(try #require(SearchQuery(text)), limit: 20).map(\.path) }
+        #expect(try ids("soren") == ["books/s-1"])
+        #expect(try ids("Søren") == ["books/s-1"])
+        #expect(try ids("pride") == ["books/b-1"], "the other books indexed again too")
+        #expect(try store.database.scalar("SELECT count(*) FROM library_index")?.integer == Int64(store.cache.count))
     }
 }

@@ -8,7 +8,8 @@ import TestSupport
 /// library of 20,000 books whose titles, authors and tags share words: an
 /// exact title above longer ones, both words in one title above one word
 /// in many, a name in a title above the same word as a tag, ties by title
-/// and natural id; and it says how many match when the list is cut.
+/// and natural id, ø æ ß đ ł folded like é; and it says how many match
+/// when the list is cut.
 @Suite struct SearchRankingTests {
     static let words = ["dune", "children", "river", "night", "garden", "stone", "winter", "house"]
     static let names = ["Frank", "Ursula", "Octavia", "Isaac", "Ada", "Jules"]
@@ -30,6 +31,8 @@ import TestSupport
             ("books/x-messiah", #"{"id":"x-messiah","title":"Dune Messiah","author":"Frank Herbert","tags":["sf","dune"]}"#, "\"1\""),
             ("books/x-children", #"{"id":"x-children","title":"Children of Dune","author":"Frank Herbert","tags":["sf"]}"#, "\"1\""),
             ("books/x-octavia", #"{"id":"x-octavia","title":"Octavia's Parable","author":"Someone Else","tags":["sf"]}"#, "\"1\""),
+            ("books/x-soren", #"{"id":"x-soren","title":"Søren's Straße","author":"Æsa Łukasz","tags":["sf"]}"#, "\"1\""),
+            ("books/x-soren-tag", #"{"id":"x-soren-tag","title":"Winter of the Dune","author":"Someone Else","tags":["søren","strasse","æsa"]}"#, "\"1\""),
         ]
         try store.cache.saveCollection("books", members: members, at: UnixClock.now())
         return (store, dir)
@@ -43,6 +46,10 @@ import TestSupport
             ("dune messiah", "books/x-messiah"),
             ("children dune", "books/x-children"),    // both words in its title, against many with one of them
             ("octavia", "books/x-octavia"),           // the name in a title, against the same word as a tag or an author
+            ("soren", "books/x-soren"),               // ø folded like é, in the index and the query, title above tag
+            ("SØREN STRASSE", "books/x-soren"),
+            ("søren straße", "books/x-soren"),
+            ("aesa lukasz", "books/x-soren"),         // æ and ł, in the author
         ]
         for (query, first) in cases {
             let found = try store.search.find(try #require(SearchQuery(query)), limit: 50)

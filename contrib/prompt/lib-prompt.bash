@@ -1,8 +1,11 @@
 # lib's prompt segment for bash: what waits on this device for the account in
 # effect (an exported LIB_ACCOUNT, else the current one: what lib itself
-# would act on from this shell), e.g. "alice ↑3 ≠1", then the other accounts
-# with writes waiting ("alice ↑3 ≠1 · bob ↑1"), nothing when
-# nothing waits. Add to ~/.bashrc:
+# would act on from this shell), e.g. "alice ↑3 ≠1", then what waits in the
+# other accounts, added up ("alice ↑3 ≠1 · ↑1"), nothing when nothing waits.
+# An account shows as its alias (lib switch ACCOUNT --alias NAME), else its
+# user name, with as much of the server as tells it from another account
+# (alice@example.org, alice@:19501); a name is cut to 20 characters.
+# Add to ~/.bashrc:
 #
 #     . /usr/local/share/lib/prompt/lib-prompt.bash
 #
@@ -52,27 +55,35 @@ __lib_prompt_update() {
     # Nothing on stderr at a prompt, ever (an unreadable file shows nothing).
     { IFS= read -r utf8; IFS= read -r ascii; } 2>/dev/null < "$file"
     [[ $unicode == yes ]] && LIB_PROMPT=$utf8 || LIB_PROMPT=$ascii
-    # The other accounts with writes waiting, from their own prompt files,
-    # as `lib status --prompt` composes them: "alice ↑2 · bob ↑1", at most
-    # two, then "· N more"; "· bob ↑1" when nothing waits for this one.
-    local dir other sep='|' shown=0 more=0 rest=
-    [[ $unicode == yes ]] && sep='·'
+    # What waits in the other accounts, added up from their own prompt
+    # files (the counts of their ASCII lines), as `lib status --prompt`
+    # composes it: "alice ↑2 · ↑1 ≠2"; "· ↑1" when nothing waits for this one.
+    local dir word sep='|' rest= i
+    local -a words sums=(0 0 0 0) marks=('+' '=' 'x' '~')
+    [[ $unicode == yes ]] && sep='·' marks=('↑' '≠' '✗' '⊘')
     for dir in "$data"/accounts/*/; do
       [[ ${dir%/} == "$data/accounts/$name" ]] && continue
       if [[ ! -f ${dir}prompt ]]; then
         # A missing file (an interrupted change) is never guessed at.
-        [[ -f ${dir}store.sqlite ]] && { LIB_PROMPT=$(command lib status --prompt 2>/dev/null); rest=; shown=-1; break; }
+        [[ -f ${dir}store.sqlite ]] && { LIB_PROMPT=$(command lib status --prompt 2>/dev/null); sums=(0 0 0 0); break; }
         continue
       fi
-      utf8= ascii=
-      { IFS= read -r utf8; IFS= read -r ascii; } 2>/dev/null < "${dir}prompt"
-      [[ $unicode == yes ]] && other=$utf8 || other=$ascii
-      [[ -n $other ]] || continue
-      if (( shown < 2 )); then rest+=" $sep $other"; (( shown++ )); else (( more++ )); fi
+      words=()
+      { IFS= read -r utf8; IFS=' ' read -ra words; } 2>/dev/null < "${dir}prompt"
+      for word in "${words[@]:1}"; do
+        # Only a mark and up to 9 digits: nothing else reaches arithmetic.
+        [[ ${word:1} =~ ^[0-9]{1,9}$ ]] || continue
+        case ${word:0:1} in
+          +) i=0 ;; =) i=1 ;; x) i=2 ;; '~') i=3 ;; *) continue ;;
+        esac
+        (( sums[i] += 10#${word:1} ))
+      done
     done
-    (( more > 0 )) && rest+=" $sep $more more"
+    for i in 0 1 2 3; do
+      (( sums[i] > 0 )) && rest+=" ${marks[i]}${sums[i]}"
+    done
     if [[ -n $rest ]]; then
-      [[ -n $LIB_PROMPT ]] && LIB_PROMPT+=$rest || LIB_PROMPT=${rest# }
+      [[ -n $LIB_PROMPT ]] && LIB_PROMPT+=" $sep$rest" || LIB_PROMPT=$sep$rest
     fi
   else
     LIB_PROMPT=$(command lib status --prompt 2>/dev/null)
@@ -80,7 +91,7 @@ __lib_prompt_update() {
   # Only what a segment is made of reaches the terminal: any other
   # character (a control character, a bidi override) shows as "?".
   if [[ $unicode == yes ]]; then
-    LIB_PROMPT=${LIB_PROMPT//[^[:alnum:] @:.\{\}%_\\↑≠✗⊘·+=~\[\]-]/?}
+    LIB_PROMPT=${LIB_PROMPT//[^[:alnum:] @:.\{\}%_\\↑≠✗⊘·…+=~\[\]-]/?}
   else
     LIB_PROMPT=${LIB_PROMPT//[^a-zA-Z0-9 @:.\{\}%_\\|+=~\[\]-]/?}
   fi

@@ -1,8 +1,11 @@
 # lib's prompt segment for fish: what waits on this device for the account in
 # effect (an exported LIB_ACCOUNT, else the current one: what lib itself
-# would act on from this shell), e.g. "alice ↑3 ≠1", then the other accounts
-# with writes waiting ("alice ↑3 ≠1 · bob ↑1"), nothing when
-# nothing waits. Add to ~/.config/fish/config.fish:
+# would act on from this shell), e.g. "alice ↑3 ≠1", then what waits in the
+# other accounts, added up ("alice ↑3 ≠1 · ↑1"), nothing when nothing waits.
+# An account shows as its alias (lib switch ACCOUNT --alias NAME), else its
+# user name, with as much of the server as tells it from another account
+# (alice@example.org, alice@:19501); a name is cut to 20 characters.
+# Add to ~/.config/fish/config.fish:
 #
 #     source /usr/local/share/lib/prompt/lib-prompt.fish
 #
@@ -53,11 +56,12 @@ function lib_prompt --description "lib's prompt segment: writes waiting on this 
             set sep '·'
         end
         set -l segment (__lib_prompt_line $file $line)
-        # The other accounts with writes waiting, from their own prompt
-        # files, as `lib status --prompt` composes them: "alice ↑2 · bob ↑1",
-        # at most two, then "· N more"; "· bob ↑1" when nothing waits here.
-        set -l others
-        set -l more 0
+        # What waits in the other accounts, added up from their own prompt
+        # files (the counts of their ASCII lines), as `lib status --prompt`
+        # composes it: "alice ↑2 · ↑1 ≠2"; "· ↑1" when nothing waits here.
+        set -l sums 0 0 0 0
+        set -l marks + = x '~'
+        test $line = 1; and set marks ↑ ≠ ✗ ⊘
         for dir in $data/accounts/*/
             test (string trim -r -c / -- $dir) = $data/accounts/$name; and continue
             if not test -f $dir/prompt
@@ -68,22 +72,29 @@ function lib_prompt --description "lib's prompt segment: writes waiting on this 
                 end
                 continue
             end
-            set -l other (__lib_prompt_line $dir/prompt $line)
-            test -n "$other"; or continue
-            if test (count $others) -lt 2
-                set -a others $other
-            else
-                set more (math $more + 1)
+            set -l words (string split ' ' -- (__lib_prompt_line $dir/prompt 2))
+            test (count $words) -gt 1; or continue
+            set -e words[1]
+            for word in $words
+                # Only a mark and up to 9 digits: nothing else reaches math.
+                string match -qr '^[+=x~][0-9]{1,9}$' -- $word; or continue
+                set -l i (contains -i -- (string sub -l 1 -- $word) + = x '~')
+                set sums[$i] (math $sums[$i] + (string sub -s 2 -- $word))
             end
         end
-        test $more -gt 0; and set -a others "$more more"
-        set -l parts
-        test -n "$segment"; and set -a parts $segment
-        if test (count $others) -gt 0
-            test -n "$segment"; or set -a parts ''
-            set -a parts $others
+        set -l rest
+        for i in 1 2 3 4
+            test $sums[$i] -gt 0; and set -a rest $marks[$i]$sums[$i]
         end
-        __lib_prompt_shown (string trim -- (string join " $sep " -- $parts))
+        set -l shown $segment
+        if test (count $rest) -gt 0
+            if test -n "$segment"
+                set shown "$segment $sep "(string join ' ' -- $rest)
+            else
+                set shown "$sep "(string join ' ' -- $rest)
+            end
+        end
+        __lib_prompt_shown $shown
     else
         command lib status --prompt 2>/dev/null | read -l segment; and __lib_prompt_shown $segment
     end
@@ -103,7 +114,7 @@ end
 # Only what a segment is made of reaches the terminal: any other character
 # (a control character, a bidi override) shows as "?".
 function __lib_prompt_shown
-    echo -n (string replace -ra '[^\p{L}\p{N} @:.\[\]{}%_\\\\↑≠✗⊘·|+=~-]' '?' -- $argv[1])
+    echo -n (string replace -ra '[^\p{L}\p{N} @:.\[\]{}%_\\\\↑≠✗⊘·…|+=~-]' '?' -- $argv[1])
 end
 
 if test "$LIB_PROMPT_PS1" != no; and not functions -q __lib_original_fish_prompt

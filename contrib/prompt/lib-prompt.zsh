@@ -1,8 +1,11 @@
 # lib's prompt segment for zsh: what waits on this device for the account in
 # effect (an exported LIB_ACCOUNT, else the current one: what lib itself
-# would act on from this shell), e.g. "alice ↑3 ≠1", then the other accounts
-# with writes waiting ("alice ↑3 ≠1 · bob ↑1"), nothing when
-# nothing waits. Add to ~/.zshrc:
+# would act on from this shell), e.g. "alice ↑3 ≠1", then what waits in the
+# other accounts, added up ("alice ↑3 ≠1 · ↑1"), nothing when nothing waits.
+# An account shows as its alias (lib switch ACCOUNT --alias NAME), else its
+# user name, with as much of the server as tells it from another account
+# (alice@example.org, alice@:19501); a name is cut to 20 characters.
+# Add to ~/.zshrc:
 #
 #     source /usr/local/share/lib/prompt/lib-prompt.zsh
 #
@@ -53,30 +56,39 @@ __lib_prompt_update() {
     # Nothing on stderr at a prompt, ever (an unreadable file shows nothing).
     { IFS= read -r utf8; IFS= read -r ascii; } 2>/dev/null < "$file"
     [[ $unicode == yes ]] && LIB_PROMPT=$utf8 || LIB_PROMPT=$ascii
-    # The other accounts with writes waiting, from their own prompt files,
-    # as `lib status --prompt` composes them: "alice ↑2 · bob ↑1", at most
-    # two, then "· N more"; "· bob ↑1" when nothing waits for this one.
-    local dir other sep='|' rest=
-    local -i shown=0 more=0
-    [[ $unicode == yes ]] && sep='·'
+    # What waits in the other accounts, added up from their own prompt
+    # files (the counts of their ASCII lines), as `lib status --prompt`
+    # composes it: "alice ↑2 · ↑1 ≠2"; "· ↑1" when nothing waits for this one.
+    local dir word sep='|' rest=
+    local -i i
+    local -a words marks=('+' '=' 'x' '~')
+    local -a sums=(0 0 0 0)
+    [[ $unicode == yes ]] && { sep='·'; marks=('↑' '≠' '✗' '⊘'); }
     for dir in "$data"/accounts/*(N/); do
       [[ $dir == "$data/accounts/$name" ]] && continue
       if [[ ! -f $dir/prompt ]]; then
         # A missing file (an interrupted change) is never guessed at.
         if [[ -f $dir/store.sqlite ]]; then
-          LIB_PROMPT=$(command lib status --prompt 2>/dev/null); rest= more=0; break
+          LIB_PROMPT=$(command lib status --prompt 2>/dev/null); sums=(0 0 0 0); break
         fi
         continue
       fi
-      utf8= ascii=
-      { IFS= read -r utf8; IFS= read -r ascii; } 2>/dev/null < "$dir/prompt"
-      [[ $unicode == yes ]] && other=$utf8 || other=$ascii
-      [[ -n $other ]] || continue
-      if (( shown < 2 )); then rest+=" $sep $other"; (( shown++ )); else (( more++ )); fi
+      words=()
+      { IFS= read -r utf8; IFS=' ' read -rA words; } 2>/dev/null < "$dir/prompt"
+      for word in "${(@)words[2,-1]}"; do
+        # Only a mark and up to 9 digits: nothing else reaches arithmetic.
+        [[ $word =~ '^[+=x~][0-9]{1,9}$' ]] || continue
+        case ${word[1]} in
+          (+) i=1 ;; (=) i=2 ;; (x) i=3 ;; (*) i=4 ;;
+        esac
+        (( sums[i] += 10#${word[2,-1]} ))
+      done
     done
-    (( more > 0 )) && rest+=" $sep $more more"
+    for i in 1 2 3 4; do
+      (( sums[i] > 0 )) && rest+=" ${marks[i]}${sums[i]}"
+    done
     if [[ -n $rest ]]; then
-      [[ -n $LIB_PROMPT ]] && LIB_PROMPT+=$rest || LIB_PROMPT=${rest# }
+      [[ -n $LIB_PROMPT ]] && LIB_PROMPT+=" $sep$rest" || LIB_PROMPT=$sep$rest
     fi
   else
     LIB_PROMPT=$(command lib status --prompt 2>/dev/null)
@@ -85,7 +97,7 @@ __lib_prompt_update() {
   # character (a control character, a bidi override) shows as "?". A "%"
   # stays, and is quoted where the value goes into PROMPT.
   if [[ $unicode == yes ]]; then
-    LIB_PROMPT=${LIB_PROMPT//[^[:alnum:] @:.\{\}%_\\↑≠✗⊘·+=~\[\]-]/?}
+    LIB_PROMPT=${LIB_PROMPT//[^[:alnum:] @:.\{\}%_\\↑≠✗⊘·…+=~\[\]-]/?}
   else
     LIB_PROMPT=${LIB_PROMPT//[^a-zA-Z0-9 @:.\{\}%_\\|+=~\[\]-]/?}
   fi

@@ -1,4 +1,4 @@
-/// `lib __complete accounts|paths|fields [PREFIX]`: the values the completion
+/// `lib __complete [--titles] TOPIC [PREFIX]`: the values the completion
 /// scripts cannot know by themselves. Hidden.
 public enum CompleteSyntax: CommandSyntax {
     public static let name = "__complete"
@@ -6,9 +6,19 @@ public enum CompleteSyntax: CommandSyntax {
     /// What to list.
     public enum Topic: String, CaseIterable, Sendable {
         case accounts
+        /// Cached documents.
         case paths
+        /// The collection, then cached documents.
+        case resources
+        /// Documents with a conflict.
+        case conflicts
+        /// Documents this device pushed writes of, the latest first.
+        case pushed
         case fields
     }
+
+    public static let titles = OptionSpec.flag(
+        "titles", "Each path followed by a tab and its book's title (fish shows it)")
 
     public static let topic = ArgumentSpec(
         "TOPIC", .choice(Topic.allCases.map(\.rawValue)), .required, "What to list")
@@ -22,6 +32,6 @@ public enum CompleteSyntax: CommandSyntax {
             For the completion scripts. Reads local files only, never the \
             network or the keyring, and exits 0 even when nothing matches.
             """,
-        arguments: [topic, prefix],
+        arguments: [topic, prefix], options: [titles],
         isHidden: true)
 }

@@ -42,7 +42,7 @@ public struct Pager: Sendable {
             return
         }
         context.standardOutput.flush()
-        if !run(command, text: text, output: descriptor) {
+        if !run(command, text: context.standardOutput.asciiOnly ? ASCIIWords.transliterated(text) : text, output: descriptor) {
             context.standardOutput.write(text)
         }
     }

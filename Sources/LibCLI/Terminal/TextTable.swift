@@ -12,11 +12,20 @@ public struct TextTable: Sendable {
         public let canShrink: Bool
         /// The fewest columns a shrinking column keeps.
         public let minimumWidth: Int
+        /// When the table cannot fit even with every column shrunk, columns
+        /// with a drop order are left out, the lowest first (nil: never).
+        public let dropOrder: Int?
+        /// Shown only when the whole table fits without cutting or wrapping
+        /// anything (extra detail for a wide terminal).
+        public let onlyWhenRoomy: Bool
 
-        public init(_ title: String, canShrink: Bool = true, minimumWidth: Int = 8) {
+        public init(_ title: String, canShrink: Bool = true, minimumWidth: Int = 8, dropOrder: Int? = nil,
+                    onlyWhenRoomy: Bool = false) {
             self.title = title
             self.canShrink = canShrink
             self.minimumWidth = minimumWidth
+            self.dropOrder = dropOrder
+            self.onlyWhenRoomy = onlyWhenRoomy
         }
     }
 
@@ -51,6 +60,13 @@ public struct TextTable: Sendable {
 
     /// The lines of the table, each ending in a newline; `width` nil: no limit.
     public func render(width: Int?, painter: TextPainter = TextPainter(isEnabled: false)) -> String {
+        let shown = shownColumns(fitting: width)
+        guard shown.count == columns.count else {
+            var narrower = TextTable(shown.map { columns[$0] })
+            narrower.rows = rows.map { row in shown.map { $0 < row.count ? row[$0] : Cell("") } }
+            narrower.wrapsCells = wrapsCells
+            return narrower.render(width: width, painter: painter)
+        }
         let widths = columnWidths(fitting: width)
         let header = columns.map { Cell($0.title, .bold) }
         return ([header] + rows).map { row in
@@ -76,16 +92,41 @@ public struct TextTable: Sendable {
         }.joined()
     }
 
+    /// The indices of the columns shown at `limit`: all, unless even the
+    /// narrowest layout is too wide; then without the droppable ones, the
+    /// lowest drop order first, until it fits.
+    func shownColumns(fitting limit: Int?) -> [Int] {
+        var shown = Array(columns.indices)
+        guard let limit else { return shown }
+        func natural(_ index: Int) -> Int {
+            ([Self.width(of: columns[index].title)] + rows.map { index < $0.count ? Self.width(of: $0[index].text) : 0 }).max() ?? 0
+        }
+        func narrowest() -> Int {
+            shown.map { index in
+                columns[index].canShrink ? min(natural(index), columns[index].minimumWidth) : natural(index)
+            }.reduce(0, +) + 2 * max(0, shown.count - 1)
+        }
+        if shown.map(natural).reduce(0, +) + 2 * max(0, shown.count - 1) > limit {
+            shown.removeAll { columns[$0].onlyWhenRoomy }
+        }
+        while narrowest() > limit,
+              let drop = shown.filter({ columns[$0].dropOrder != nil }).min(by: { columns[$0].dropOrder! < columns[$1].dropOrder! }) {
+            shown.removeAll { $0 == drop }
+        }
+        return shown
+    }
+
     /// `text` in pieces of at most `width` columns, broken after a space
-    /// when one is near enough, else inside the text.
+    /// (never inside a word that fits on a line of its own), else inside a
+    /// word longer than the column.
     static func wrap(_ text: String, to width: Int) -> [String] {
         guard width > 0, text.count > width else { return [text] }
         var pieces: [String] = []
         var rest = Substring(text)
         while rest.count > width {
-            let window = rest.prefix(width)
+            let window = rest.prefix(width + 1)
             let cut = window.lastIndex(of: " ").map { rest.index(after: $0) }
-                .flatMap { rest.distance(from: rest.startIndex, to: $0) > width / 2 ? $0 : nil } ?? window.endIndex
+                .flatMap { rest.distance(from: rest.startIndex, to: $0) > 1 ? $0 : nil } ?? rest.prefix(width).endIndex
             pieces.append(String(rest[..<cut]).trimmingTrailingSpaces())
             rest = rest[cut...]
         }
@@ -114,10 +155,15 @@ public struct TextTable: Sendable {
     /// East Asian characters are not told apart).
     static func width(of text: String) -> Int { text.count }
 
-    /// `text` cut to `width` columns, the last one an ellipsis when cut.
+    /// `text` cut to `width` columns, the last one an ellipsis when cut;
+    /// cut after a whole word when one ends in the second half of the room.
     public static func truncate(_ text: String, to width: Int) -> String {
         guard text.count > width else { return text }
         guard width > 1 else { return String(text.prefix(width)) }
+        let room = text.prefix(width)
+        if let space = room.lastIndex(of: " "), room.distance(from: room.startIndex, to: space) >= width / 2 {
+            return String(room[..<space]).trimmingTrailingSpaces() + "…"
+        }
         return String(text.prefix(width - 1)) + "…"
     }
 }

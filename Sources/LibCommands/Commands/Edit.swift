@@ -66,7 +66,9 @@ enum Edit: Verb {
         let text = parsed.argument(Edit.path) ?? ""
         let path = try ResourcePath.argument(text)
         guard let id = path.id else {
-            throw UsageError("'\(text)' is a collection; edit one of its documents, such as '\(path.collection)/b-7'", command: "edit")
+            throw UsageError(parsed.isSet(Edit.create)
+                ? "'\(text)' is a collection: `lib new \(path.collection)` makes a new document in it, with an id made here"
+                : "'\(text)' is a collection; edit one of its documents, such as '\(path.collection)/b-7'", command: "edit")
         }
         let assignments = parsed.assignments(Edit.assignments)
         let delete = parsed.isSet(Edit.delete)
@@ -159,7 +161,7 @@ enum Edit: Verb {
         if !context.globalOptions.quiet {
             let pending = try store.outbox.counts().pending
             let what = outcome == .cancelled ? "Dropped the unsent creation of \(key)" : "Saved on this device"
-            context.standardOutput.write("\(what); \(Wording.writes(pending)) pending for \(workspace.name)\n")
+            context.standardOutput.write("\(what); \(Wording.writes(pending)) pending for \(workspace.name).\n")
             context.standardOutput.flush()
         }
         guard options.push else { return .success }
@@ -194,7 +196,7 @@ enum Edit: Verb {
             return try editor.edit(.object(start), fileName: DocumentEditor.fileName(for: key))
         }
         let changed = JSONValue.object(try FieldAssignment.apply(options.assignments, to: start))
-        let problems = validate(changed)
+        let problems = FieldAssignment.problemsWithHints(validate(changed), options.assignments)
         guard problems.isEmpty else {
             throw CommandFailure("\(key) was not saved: " + problems.joined(separator: "; ") + ".")
         }

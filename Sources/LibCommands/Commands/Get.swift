@@ -13,7 +13,7 @@ import LibClient
 enum Get: Verb {
     static let name = "get"
 
-    static let path = ArgumentSpec("PATH", .resourcePath, .required, "Resource path, such as books or books/b-7")
+    static let path = ArgumentSpec("PATH", .collectionOrPath, .required, "Resource path, such as books or books/b-7")
     static let offline = OptionSpec.flag("offline", "Print the cached copy; never touch the network")
     static let fresh = OptionSpec.flag("fresh", "Fail (exit 75) rather than show the cached copy")
     static let timeout = OptionSpec.option(

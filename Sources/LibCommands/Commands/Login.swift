@@ -19,6 +19,9 @@ enum Login: Verb {
     static let tokenStdin = OptionSpec.flag(
         "token-stdin", "Read an existing token from standard input",
         details: "The token is checked with the server before it is stored.")
+    static let alias = OptionSpec.option(
+        "alias", value: "NAME", .text, "Give the account a short name for the prompt and -A",
+        details: "As lib switch ACCOUNT --alias NAME does. A later login keeps it.")
     static let restore = OptionSpec.flag("restore", "Restore writes set aside at the last logout")
     static let noRestore = OptionSpec.flag("no-restore", "Do not restore writes set aside at the last logout")
     static let headless = OptionSpec.flag(
@@ -50,7 +53,7 @@ enum Login: Verb {
             restored: login asks on a terminal, and otherwise follows \
             --restore or --no-restore (the default is to leave them aside).
             """,
-        arguments: [serverURL], options: [user, passwordStdin, tokenStdin, restore, noRestore, headless],
+        arguments: [serverURL], options: [user, alias, passwordStdin, tokenStdin, restore, noRestore, headless],
         exclusiveGroups: [[passwordStdin.name, tokenStdin.name], [restore.name, noRestore.name]],
         examples: [
             .init("lib login https://library.example.org --user alice", "Sign in; the password is asked for."),
@@ -72,6 +75,7 @@ enum Login: Verb {
         var secretSource: SecretSource
         var restore: Bool?
         var headless = false
+        var alias: String?
 
         enum SecretSource { case passwordFromStdin, tokenFromStdin, prompt }
     }
@@ -84,8 +88,9 @@ enum Login: Verb {
         let source: Options.SecretSource = parsed.isSet(Login.tokenStdin) ? .tokenFromStdin
             : parsed.isSet(Login.passwordStdin) ? .passwordFromStdin : .prompt
         let restore: Bool? = parsed.isSet(Login.restore) ? true : parsed.isSet(Login.noRestore) ? false : nil
+        if let alias = parsed.text(Login.alias) { try Switch.checkAlias(alias, command: name) }
         return Options(server: server, user: parsed.text(Login.user), secretSource: source, restore: restore,
-                       headless: parsed.isSet(Login.headless))
+                       headless: parsed.isSet(Login.headless), alias: parsed.text(Login.alias))
     }
 
     static func runsOnline(_ options: Options) -> Bool { true }
@@ -97,6 +102,9 @@ enum Login: Verb {
         }
         let paths = AccountPaths(directories: directories)
         var index = try AccountIndex.load(from: directories.config)
+        if let alias = options.alias, !alias.isEmpty {
+            try Switch.checkAliasIsFree(alias, for: "\(options.user ?? "")@\(server.hostAndPort)", in: index)
+        }
 
         // Everything that can fail without leaving a trace comes first: the
         // keyring (fail closed before a token exists anywhere), the secret.
@@ -136,7 +144,9 @@ enum Login: Verb {
         // A new stamp: cached copies of an earlier login's token, in any
         // session's keyring, stop being used (KernelCachedTokenStore).
         let account = Account(origin: server, userID: userID, username: username,
-                              tokenStamp: Account.newTokenStamp(), headless: options.headless)
+                              tokenStamp: Account.newTokenStamp(), headless: options.headless,
+                              alias: options.alias.map { $0.isEmpty ? nil : $0 }
+                                ?? index.account(named: "\(username)@\(server.hostAndPort)")?.alias)
         let keyringAccount = account.keyringAccount
 
         // A token this login replaces is put back if the login fails after
@@ -275,7 +285,7 @@ enum Login: Verb {
         let context = workspace.context
         var decision = restore
         if decision == nil, context.standardInput.isTerminal {
-            decision = TerminalPrompt.confirm("\(Wording.writes(waiting).capitalizedFirst) \(waiting == 1 ? "was" : "were") set aside when you last signed out. Restore them?", defaultYes: true)
+            decision = TerminalPrompt.confirm("\(Wording.writes(waiting).capitalizedFirst) \(waiting == 1 ? "was" : "were") set aside when you last signed out. Restore \(waiting == 1 ? "it" : "them")?", defaultYes: true)
         }
         guard decision == true else {
             context.standardError.write("\(Wording.writes(waiting).capitalizedFirst) set aside at your last logout are kept aside; `lib login --restore` brings them back.\n")

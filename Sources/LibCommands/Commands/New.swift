@@ -83,12 +83,13 @@ enum New: Verb {
             document = edited
         } else {
             document = .object(try FieldAssignment.apply(options.assignments, to: start))
-            let problems = validate(document)
+            // The id was never saved anywhere: the message does not name it.
+            let problems = FieldAssignment.problemsWithHints(validate(document), options.assignments)
             guard problems.isEmpty else {
-                throw CommandFailure("\(key) was not saved: " + problems.joined(separator: "; ") + ".")
+                throw CommandFailure("The new document was not saved: " + problems.joined(separator: "; ") + ".")
             }
         }
-        guard let object = document.objectValue else { throw CommandFailure("\(key) was not saved: a document is a JSON object.") }
+        guard let object = document.objectValue else { throw CommandFailure("The new document was not saved: a document is a JSON object.") }
         try store.outbox.enqueue(Outbox.NewWrite(path: key, intent: .create(object), baseBody: nil, baseETag: nil), now: now)
         let pending = try store.outbox.counts().pending
         if context.globalOptions.json {
@@ -101,7 +102,7 @@ enum New: Verb {
         context.standardOutput.write(key + "\n")
         context.standardOutput.flush()
         if !context.globalOptions.quiet {
-            context.standardError.write("Saved on this device; \(Wording.writes(pending)) pending for \(workspace.name)\n")
+            context.standardError.write("Saved on this device; \(Wording.writes(pending)) pending for \(workspace.name).\n")
         }
         return .success
     }

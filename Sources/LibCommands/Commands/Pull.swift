@@ -131,20 +131,20 @@ enum Pull: Verb {
         return outcome
     }
 
-    /// "Pulled books from HOST for ACCOUNT: 3 changed, 1 deleted (20,000 books on this device)."
+    /// "Pulled books for ACCOUNT: 3 changed, 1 deleted." (the account's name holds the server)
     static func summary(_ outcome: LibraryPull<HTTPLibrarySource>.Outcome, _ workspace: AccountWorkspace) -> String {
         let what: String
         if outcome.listed {
-            what = "listed \(Wording.count(outcome.updated, "book"))" + (outcome.deleted > 0 ? ", \(outcome.deleted) gone" : "")
+            what = "listed \(Wording.count(outcome.updated, "book"))" + (outcome.deleted > 0 ? ", \(Wording.number(outcome.deleted)) gone" : "")
         } else if outcome.updated + outcome.deleted == 0 {
             what = "up to date"
         } else {
-            what = "\(outcome.updated) changed, \(outcome.deleted) deleted"
+            what = "\(Wording.number(outcome.updated)) changed, \(Wording.number(outcome.deleted)) deleted"
         }
         let refused = outcome.refusedCursor.map {
             " The server refused the place the last pull reached (\(TerminalText.escaped(String($0.prefix(200))))), so the library was listed again."
         } ?? ""
-        return "Pulled \(collection) from \(workspace.account.origin.hostAndPort) for \(workspace.name): \(what).\(refused)"
+        return "Pulled \(collection) for \(workspace.name): \(what).\(refused)"
     }
 
     static func json(_ outcome: LibraryPull<HTTPLibrarySource>.Outcome, _ workspace: AccountWorkspace) -> JSONValue {

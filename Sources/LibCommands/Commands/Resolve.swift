@@ -24,7 +24,7 @@ import LibClient
 enum Resolve: Verb {
     static let name = "resolve"
 
-    static let path = ArgumentSpec("PATH", .resourcePath, .optional, "The conflicting resource, such as books/b-7")
+    static let path = ArgumentSpec("PATH", .conflictPath, .optional, "The conflicting resource, such as books/b-7")
     static let mine = OptionSpec.flag(
         "mine", "Settle the clashing fields with my values",
         details: "Every field changed on one side only keeps that change, as git's merge -X ours does.")
@@ -130,6 +130,22 @@ enum Resolve: Verb {
         return action
     }
 
+    /// " bob@host has one: run `lib -A bob@host resolve books/b-8`." for
+    /// each other account whose store holds a conflict or rejected write of
+    /// `key` (read-only; an unreadable store says nothing).
+    static func elsewhere(_ key: String, besides workspace: AccountWorkspace) -> String {
+        var text = ""
+        for account in workspace.index.accounts where account.name != workspace.name {
+            let other = AccountWorkspace(workspace.context, paths: workspace.paths, index: workspace.index, account: account)
+            guard let store = try? AccountStore(readingFrom: workspace.paths.storePath(account.name)),
+                  let item = (try? store.outbox.items(for: key))?.first(where: { $0.status != .pending })
+            else { continue }
+            text += " \(account.name) has \(item.status == .conflict ? "a conflict" : "a rejected write") there:"
+                + " run `\(other.lib) resolve \(key)`."
+        }
+        return text
+    }
+
     static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
         let action = options.action
         let workspace = try AccountWorkspace(context)
@@ -139,7 +155,8 @@ enum Resolve: Verb {
         let key = path.description
         let items = try store.outbox.items(for: key)
         guard let index = items.firstIndex(where: { $0.status != .pending }) else {
-            throw CommandFailure("Nothing to resolve for \(key): it has no conflict or rejected write for \(workspace.name).")
+            throw CommandFailure("Nothing to resolve for \(key): it has no conflict or rejected write for \(workspace.name)."
+                                 + elsewhere(key, besides: workspace))
         }
         let write = Write(path: path, item: items[index], later: Array(items[(index + 1)...]))
         let resolution = Resolution(write: write, store: store, workspace: workspace, confirmed: options.yes)

@@ -16,7 +16,7 @@ enum Revert: Verb {
     static let name = "revert"
 
     static let path = ArgumentSpec(
-        "PATH", .resourcePath, .required, "A document whose last pushed change to undo, such as books/b-7")
+        "PATH", .pushedPath, .required, "A document whose last pushed change to undo, such as books/b-7")
 
     static let command = CommandSpec(
         name: name, summary: "Undo your last pushed change, as a new write",
@@ -96,7 +96,7 @@ enum Revert: Verb {
             if !againstSeen {
                 lines += "Someone changed \(key) since (this device has seen it): the push will be a conflict for `\(workspace.lib) resolve \(key)`, not an overwrite.\n"
             }
-            lines += "Saved on this device; \(Wording.writes(pending)) pending for \(workspace.name)\n"
+            lines += "Saved on this device; \(Wording.writes(pending)) pending for \(workspace.name).\n"
             context.standardOutput.write(lines)
             return .success
         }

@@ -40,7 +40,7 @@ enum Search: Verb {
             (a word in the title counts most, in the author less, in the tags \
             least; FTS5's bm25); ties by title, then by id with numbers in \
             order (g-999 before g-1103). When more books match than are \
-            shown, the table is followed by "50 of 1037 books" and the JSON \
+            shown, the table is followed by "50 of 1,037 books" and the JSON \
             has total and truncated. Ids are not searched: lib get PATH reads \
             one. A word said twice counts once; at most 32 different words.
             """,
@@ -101,7 +101,7 @@ enum Search: Verb {
             let table = DocumentRendering.table(views, width: context.outputWidth, painter: context.outputPainter, inGivenOrder: true)
             Pager(context: context).show(table, context)
             if found.truncated, !context.globalOptions.quiet {
-                context.standardError.write("\(views.count) of \(found.total) books — use --limit to see more.\n")
+                context.standardError.write("\(Wording.number(views.count)) of \(Wording.count(found.total, "book")) — use --limit to see more.\n")
             }
         }
         if !context.globalOptions.quiet, try store.mirror(of: "books").cursor() == nil {
