@@ -80,7 +80,15 @@ public struct LibraryMirror {
     /// server. Returns how many cached books were forgotten.
     @discardableResult
     public func storeListed(_ members: [Cache.Copy], after: String?, next: String?, at date: UnixSeconds) throws -> Int {
-        try db.write { db in
+        // A page's commit is not synced to disk: a page lost with the power
+        // goes with the place after it (one transaction), and is listed
+        // again. A killed process loses nothing committed (WAL), and the
+        // listing's end (finishListing) syncs every page before it. A sync
+        // a page made a first pull of 100,000 books wait on the disk 101
+        // times (on a busy machine 12 s for 2.6 s of work).
+        try db.execute("PRAGMA synchronous=NORMAL")
+        defer { try? db.execute("PRAGMA synchronous=FULL") }
+        return try db.write { db in
             let cache = Cache(db: db)
             let prefix = collection + "/"
             let low = after.map { prefix + $0 } ?? prefix
