@@ -5,7 +5,7 @@ import LibNet
 /// Reads the server's change feed, `GET /v1/changes` (docs/PROTOCOL.md),
 /// one page at a time. As with every read, only what `LibraryServerProof`
 /// proves is the library server's comes back.
-public struct ChangeFeedReader {
+public struct ChangeFeedReader: Sendable {
     public enum Answer: Sendable, Equatable {
         /// Changes after the cursor, the cursor to ask from next, and whether
         /// there may be more right away (a full page).

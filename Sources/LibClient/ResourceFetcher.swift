@@ -9,7 +9,7 @@ import LibNet
 /// JSON) is a `RequestFailure` saying what came instead, a temporary
 /// failure, so that `lib get` shows the cached copy. Nothing here touches
 /// the cache or words a failure.
-public struct ResourceFetcher {
+public struct ResourceFetcher: Sendable {
     /// What the server said about a document.
     public enum DocumentAnswer: Sendable, Equatable {
         case fresh(body: String, etag: String?)

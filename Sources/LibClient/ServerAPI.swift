@@ -4,7 +4,7 @@ import LibBase
 
 /// Protocol v1 requests to one server, as one account (or none, to sign in).
 /// Sends through the given transport, so one connection serves a whole push.
-public struct ServerAPI {
+public struct ServerAPI: Sendable {
     public let transport: any HTTPTransport
     public let origin: ServerOrigin
     /// The bearer token; nil before sign-in.

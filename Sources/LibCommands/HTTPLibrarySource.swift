@@ -7,7 +7,7 @@ import LibSync
 /// change feed through LibClient's readers, as `HTTPWriteSender` is the
 /// push's `WriteSender`. Their `RequestFailure`s pass through the pull to
 /// the command, which explains them (`AccountWorkspace.explained`).
-struct HTTPLibrarySource: LibrarySource {
+struct HTTPLibrarySource: LibrarySource, Sendable {
     let collection: ResourcePath
     let reads: ResourceFetcher
     let feed: ChangeFeedReader
@@ -41,10 +41,11 @@ struct HTTPLibrarySource: LibrarySource {
 }
 
 extension AccountStore {
-    /// A pull of `collection` into this store from `source`, dated by `context`'s clocks.
-    func pull<Source: LibrarySource>(_ collection: ResourcePath, from source: Source,
-                                     _ context: CommandContext) -> LibraryPull<Source> {
-        LibraryPull(mirror: mirror(of: collection.description), source: source,
+    /// A pull of `collection` into this store from `source`, dated by
+    /// `context`'s clocks, storing each page while the next one comes.
+    func pull<Source: LibrarySource & Sendable>(_ collection: ResourcePath, from source: Source,
+                                                _ context: CommandContext) -> LibraryPull<ListingPrefetch<Source>> {
+        LibraryPull(mirror: mirror(of: collection.description), source: ListingPrefetch(source),
                     now: { context.now().secondsSince1970 }, elapsed: { MonotonicClock.now() })
     }
 }

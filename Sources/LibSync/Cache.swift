@@ -23,8 +23,10 @@ public struct Cache {
         try save([(path, body, etag)], at: date)
     }
 
-    /// Stores fresh copies, and indexes them for search, in one transaction.
-    public func save(_ copies: [Copy], at date: UnixSeconds) throws {
+    /// Stores fresh copies, and indexes them for search, in one transaction
+    /// (`indexing` false: a listing's page, which `LibraryMirror` indexes in
+    /// larger steps, see `IndexLag`).
+    public func save(_ copies: [Copy], at date: UnixSeconds, indexing: Bool = true) throws {
         try db.atomically { db in
             for copy in copies {
                 try db.run(cached: """
@@ -33,7 +35,7 @@ public struct Cache {
                         fetched_at = excluded.fetched_at, validated_at = excluded.validated_at
                     """, [.text(copy.path), .text(copy.body), SQLValue(copy.etag), .real(date)])
             }
-            try LibraryIndex(db: db).update(copies)
+            if indexing { try LibraryIndex(db: db).update(copies) }
         }
     }
 

@@ -54,6 +54,30 @@ struct LibraryIndex {
         """
     }
 
+    /// Indexes every cached book with a path after `low` up to `high`, again
+    /// where indexed before: a listing's pages, some 10,000 books at a time
+    /// (IndexLag). One statement each for the whole range: FTS5 then
+    /// tokenizes into a few large segments instead of a small one a page,
+    /// which it merged again and again.
+    func update(after low: String, through high: String) throws {
+        let range: [SQLValue] = [.text(low), .text(high)]
+        // Rows indexed before (a re-listing, or a book got meanwhile) go first.
+        try db.run(cached: """
+            DELETE FROM library_index WHERE rowid IN (SELECT docid FROM library_index_rows WHERE path > ?1 AND path <= ?2)
+            """, range)
+        try db.run(cached: """
+            INSERT INTO library_index_rows (path, docid)
+                SELECT path, (SELECT COALESCE(MAX(docid), 0) FROM library_index_rows) + row_number() OVER (ORDER BY path)
+                FROM documents d WHERE path > ?1 AND path <= ?2 AND substr(path, 1, 6) = 'books/'
+                    AND NOT EXISTS (SELECT 1 FROM library_index_rows r WHERE r.path = d.path)
+            """, range)
+        try db.run(cached: """
+            INSERT INTO library_index (rowid, path, title, author, tags)
+                SELECT r.docid, d.path, \(LibraryIndexSchema.columns("d.body"))
+                FROM documents d JOIN library_index_rows r ON r.path = d.path WHERE d.path > ?1 AND d.path <= ?2
+            """, range)
+    }
+
     /// Takes the documents at `paths` out of the index.
     func remove(_ paths: [String]) throws {
         guard let books = Books(paths) else { return }

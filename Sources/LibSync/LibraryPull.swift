@@ -11,22 +11,8 @@ import LibBase
 /// Whatever the source answers, a pull ends within its `PullBudget`
 /// (`PullStopped`); the source's own failures pass through.
 public struct LibraryPull<Source: LibrarySource> {
-    public struct Outcome: Sendable, Equatable {
-        /// Whether every page was listed (first pull, 410, or a server without a feed).
-        public var listed = false
-        /// Books stored or refreshed, and books forgotten, from the feed or the listing.
-        public var updated = 0
-        public var deleted = 0
-        /// Requests sent.
-        public var requests = 0
-        /// Why the server refused the stored cursor (400), when it did: the
-        /// pull listed again.
-        public var refusedCursor: String? = nil
-        /// The pull stopped early because `yields` said so; the next one goes on.
-        public var yielded = false
-
-        public init() {}
-    }
+    /// The same for every source (a prefetching one too).
+    public typealias Outcome = LibraryPullOutcome
 
     let mirror: LibraryMirror
     /// Where the pages come from; after `run`, as the pull left it.
@@ -98,6 +84,7 @@ public struct LibraryPull<Source: LibrarySource> {
         var after = start
         var seen: Set<String> = start.map { [$0] } ?? []
         var listed = 0
+        defer { source.listingStopped() }
         while true {
             guard let page = try source.listingPage(after: after) else { return false }
             outcome.requests += 1
@@ -151,4 +138,22 @@ public struct LibraryPull<Source: LibrarySource> {
             }
         }
     }
+}
+
+/// What a pull did (`LibraryPull.Outcome`).
+public struct LibraryPullOutcome: Sendable, Equatable {
+    /// Whether every page was listed (first pull, 410, or a server without a feed).
+    public var listed = false
+    /// Books stored or refreshed, and books forgotten, from the feed or the listing.
+    public var updated = 0
+    public var deleted = 0
+    /// Requests sent.
+    public var requests = 0
+    /// Why the server refused the stored cursor (400), when it did: the
+    /// pull listed again.
+    public var refusedCursor: String? = nil
+    /// The pull stopped early because `yields` said so; the next one goes on.
+    public var yielded = false
+
+    public init() {}
 }

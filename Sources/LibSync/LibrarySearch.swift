@@ -40,6 +40,8 @@ public struct LibrarySearch {
     public func find(_ query: SearchQuery, order: Order = .relevance, limit: Int) throws -> Found {
         let cache = Cache(db: db)
         let writes = Dictionary(grouping: try Outbox(db: db).all().filter { $0.path.hasPrefix(Self.collectionPrefix) }, by: \.path)
+        // Books a listing cached but has not indexed yet: read from their copies, as local versions are.
+        let lag = try IndexLag.read(String(Self.collectionPrefix.dropLast()), in: db)
         let ranking = SearchRanking(query)
         var hits: [String: (title: String?, score: Double)] = [:]
         // With the relevance order only the best are needed: a pool of the
@@ -56,29 +58,33 @@ public struct LibrarySearch {
         for row in try db.query("SELECT path, \(bm25), title FROM library_index WHERE library_index MATCH ?1 ORDER BY \(bm25)" + bound,
                                 [.text(query.match)]) {
             matched += 1
-            guard let path = row[0].text, writes[path] == nil else { continue }
+            guard let path = row[0].text, writes[path] == nil, lag?.contains(path) != true else { continue }
             hits[path] = (row[2].text, row[1].real ?? 0)
         }
         let allMatched = order != .relevance || matched < pool
         if !allMatched {
             for row in try db.query("SELECT path, \(bm25), title FROM library_index WHERE library_index MATCH ?1 ORDER BY length(title) LIMIT \(pool)",
                                     [.text(ranking.titleMatch(query))]) {
-                guard let path = row[0].text, writes[path] == nil else { continue }
+                guard let path = row[0].text, writes[path] == nil, lag?.contains(path) != true else { continue }
                 hits[path] = (row[2].text, row[1].real ?? 0)
             }
         }
         var total = allMatched ? matched
             : Int(try db.scalar("SELECT count(*) FROM library_index WHERE library_index MATCH ?1", [.text(query.match)])?.integer ?? 0)
         var local: [String: LocalVersion] = [:]
-        if !writes.isEmpty {
+        if !writes.isEmpty || lag != nil {
             for (path, items) in writes {
                 local[path] = LocalVersion(path: path, cached: try cache.document(at: path)?.json, writes: items)
+            }
+            for document in try lag?.documents(in: db) ?? [] where local[document.path] == nil {
+                local[document.path] = LocalVersion(path: document.path, cached: document.json, writes: [])
             }
             // Their cached copies were counted; their local versions count instead.
             let written = JSONValue.array(writes.keys.map { .string($0) }).serialized()
             total -= Int(try db.scalar("""
-                SELECT count(*) FROM library_index WHERE library_index MATCH ?1 AND path IN (SELECT value FROM json_each(?2))
-                """, [.text(query.match), .text(written)])?.integer ?? 0)
+                SELECT count(*) FROM library_index WHERE library_index MATCH ?1
+                    AND (path IN (SELECT value FROM json_each(?2)) OR (path > ?3 AND path <= ?4))
+                """, [.text(query.match), .text(written), .text(lag?.low ?? ""), .text(lag?.high ?? "")])?.integer ?? 0)
             let found = try searchLocalVersions(local.values.filter { $0.document != nil }, query)
             total += found.count
             for hit in found { hits[hit.path] = (local[hit.path]?.document?["title"]?.stringValue, hit.score) }

@@ -11,6 +11,14 @@ public protocol LibrarySource {
     mutating func listingPage(after: String?) throws -> LibraryListingPage?
     /// The changes after `cursor`.
     mutating func changes(since cursor: String) throws -> LibraryFeedAnswer
+    /// The pull asks for no more of the listing (its last page, a yield, a
+    /// stop or a failure): a source that reads ahead (`ListingPrefetch`)
+    /// ends what it began.
+    mutating func listingStopped()
+}
+
+extension LibrarySource {
+    public mutating func listingStopped() {}
 }
 
 /// One page of a listing, as the mirror stores it.

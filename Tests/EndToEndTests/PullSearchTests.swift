@@ -125,19 +125,37 @@ import TestSupport
         for round in 1...3 {
             let before = pages().count
             let pull = try alice.start(["pull"])
-            #expect(waitUntil(timeout: 60) { pages().count >= before + 2 } != nil, "round \(round): \(pages())")
+            // A page is asked for once the one before it is read (ListingPrefetch):
+            // a third page asked means the first is stored.
+            #expect(waitUntil(timeout: 60) { pages().count >= before + 3 } != nil, "round \(round): \(pages())")
             kill(pull.processIdentifier, SIGKILL)
             pull.waitUntilExit()
             #expect(try bob.lib("edit", "books/g-0000\(round)", "author=Changed \(round)", "--push").status == 0)
             #expect(try alice.lib("get", "--offline", "books/b-1").status == 0, "round \(round)")
             #expect(try alice.lib("search", "pride").stdout.contains("b-1"), "round \(round)")
         }
-        let last = try Self.pull(alice)
-        #expect(last["listed"] == true, "\(last)")
-        // 21 pages in all; a killed run may have asked for the page it died on.
-        let asked = pages().map { $0.split(separator: " ")[1] }
-        #expect(asked.count <= 21 + 3 && Set(asked).count == 21, "\(asked.count) asked, \(Set(asked).count) different")
+        // The last run goes on from the place the killed ones stored, as its
+        // own trace (-v) shows: its first page is the one after that place,
+        // and it asks for no page before it.
         let account = alice.account("alice", on: logged.server)
+        let place = try CommandRunner.run("/usr/bin/sqlite3", [alice.storePath(account),
+            "SELECT json_extract(value, '$.after') FROM meta WHERE key = 'listing:books'"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!place.isEmpty, "the killed runs stored some pages")
+        let traced = try alice.lib("-v", "--json", "pull")
+        #expect(traced.status == 0, "\(traced)")
+        let tracedPages = traced.stderr.split(separator: "\n").filter { $0.hasPrefix("lib: GET ") && $0.contains("/v1/books?") }
+        #expect(tracedPages.first?.contains("&after=\(place) ") == true, "\(place): \(tracedPages.first ?? "")")
+        let left = try CommandRunner.run("/usr/bin/sqlite3", [logged.server.databasePath,
+            "SELECT count(*) FROM books WHERE document IS NOT NULL AND id > '\(place)'"]).stdout
+        let leftPages = ((Int(left.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) + 999) / 1000
+        #expect(tracedPages.count == max(1, leftPages), "\(tracedPages.count) pages asked for \(left) books left")
+        let last = try #require(try JSONParser.parse(traced.stdout)["accounts"]?.arrayValue?.first)
+        #expect(last["listed"] == true, "\(last)")
+        // 21 pages in all; a killed run may have asked for the page it died
+        // storing and the one it read ahead (ListingPrefetch).
+        let asked = pages().map { $0.split(separator: " ")[1] }
+        #expect(asked.count <= 21 + 2 * 3 && Set(asked).count == 21, "\(asked.count) asked, \(Set(asked).count) different")
         let device = try CommandRunner.run("/usr/bin/sqlite3", [alice.storePath(account),
             "SELECT path, etag FROM documents WHERE path LIKE 'books/%' ORDER BY path"]).stdout
         let server = try CommandRunner.run("/usr/bin/sqlite3", [logged.server.databasePath,

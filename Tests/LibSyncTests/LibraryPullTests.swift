@@ -6,7 +6,7 @@ import TestSupport
 
 /// A library server in memory: books, a change feed with integer cursors,
 /// listing pages of `pageSize`, and faults a test arranges.
-struct ScriptedLibrary: LibrarySource {
+struct ScriptedLibrary: LibrarySource, Sendable {
     struct Book: Equatable { var etag: String; var title: String }
     struct Failure: Error, Equatable { let what: String }
 
@@ -24,13 +24,16 @@ struct ScriptedLibrary: LibrarySource {
     /// Listing page numbers (from 0) answered by something that is not the library server.
     var foreignPages: Set<Int> = []
     /// Called after the cursor for "now" is taken: writes made while the listing runs.
-    var duringListing: ((inout ScriptedLibrary) -> Void)? = nil
+    var duringListing: (@Sendable (inout ScriptedLibrary) -> Void)? = nil
     /// A feed that goes back to an earlier cursor instead of moving on.
     var cyclingFeed = false
     /// A listing whose `next` goes back to the first page.
     var cyclingListing = false
     /// The `total` a listing page says (nil: the true count).
     var claimedTotal: Int? = nil
+
+    /// Told of each listing page asked for, on the thread that asks.
+    var listingAsked: (@Sendable (String?) -> Void)? = nil
 
     var requests: [String] = []
     var listingPages = 0
@@ -60,6 +63,7 @@ struct ScriptedLibrary: LibrarySource {
 
     mutating func listingPage(after: String?) throws -> LibraryListingPage? {
         requests.append("list after \(after ?? "-")")
+        listingAsked?(after)
         defer { listingPages += 1 }
         guard hasCollection else { return nil }
         if foreignPages.contains(listingPages) { throw Failure(what: "a portal's page") }
@@ -105,6 +109,18 @@ struct ScriptedLibrary: LibrarySource {
         pull.budget = budget
         pull.yields = yields
         defer { library = pull.source }
+        return try pull.run()
+    }
+
+    /// The same pull through `ListingPrefetch`, as lib pulls.
+    func prefetchingPull(_ library: inout ScriptedLibrary, budget: PullBudget = PullBudget(),
+                         yields: @escaping () -> Bool = { false },
+                         progress: ((Int, Int?) -> Void)? = nil) throws -> LibraryPull<ScriptedLibrary>.Outcome? {
+        var pull = LibraryPull(mirror: store.mirror(of: "books"), source: ListingPrefetch(library), now: { [clock] in clock }, elapsed: { 0 })
+        pull.budget = budget
+        pull.yields = yields
+        pull.progress = progress
+        defer { library = pull.source.base }
         return try pull.run()
     }
 
