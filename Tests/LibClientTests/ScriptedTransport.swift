@@ -1,4 +1,5 @@
 import LibBase
+import LibClient
 import LibNet
 import Synchronization
 
