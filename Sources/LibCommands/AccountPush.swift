@@ -193,14 +193,14 @@ struct AccountPush {
     /// The server's protocol as the account's store knows it, and how to keep it.
     private func protocolMemory(_ store: AccountStore) -> HTTPWriteSender.ProtocolMemory {
         let now = workspace.context.now().secondsSince1970
-        let stored = try? store.cache.serverProtocol()
+        let stored = try? store.cache.serverDocument(.serverProtocol)
         guard workspace.context.environment[Self.protocolVariable] != "v1" else { return .init(known: .v1Only) }
         let known = stored.flatMap { $0.checkedAt + Self.protocolKnownFor > now && $0.checkedAt <= now
             ? ServerCapabilities(stored: $0.text) : nil }
         return HTTPWriteSender.ProtocolMemory(
             known: known,
-            remember: { try? store.cache.saveServerProtocol($0.stored, at: now) },
-            forget: { try? store.cache.forgetServerProtocol() })
+            remember: { try? store.cache.saveServerDocument(.serverProtocol, text: $0.stored, at: now) },
+            forget: { try? store.cache.forgetServerDocument(.serverProtocol) })
     }
 
     /// "127.0.0.1 answered 503 Service Unavailable: the server asks to wait

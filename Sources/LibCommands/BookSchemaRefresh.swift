@@ -18,13 +18,13 @@ enum BookSchemaRefresh {
 
     /// Before the first read of an account: the server's schema when none is stored.
     static func ifMissing(_ api: ServerAPI, store: AccountStore, now: UnixSeconds) throws(RequestFailure) {
-        guard (try? store.cache.bookSchema()) == nil else { return }
+        guard (try? store.cache.serverDocument(.bookSchema)) == nil else { return }
         keep(try BookSchemaFetch.conditional(api, etag: nil), store: store, now: now)
     }
 
     /// After a successful read: a conditional refresh of a stale copy.
     static func ifStale(_ api: ServerAPI, store: AccountStore, now: UnixSeconds) {
-        let stored = try? store.cache.bookSchema()
+        let stored = try? store.cache.serverDocument(.bookSchema)
         if let stored, now - stored.checkedAt < maximumAge, now >= stored.checkedAt { return }
         let budget = min(budgetAfterRead, api.secondsLeft ?? budgetAfterRead)
         guard budget > 0.05, let answer = try? BookSchemaFetch.conditional(api, etag: stored?.etag, timeout: budget) else { return }
@@ -34,10 +34,10 @@ enum BookSchemaRefresh {
     private static func keep(_ answer: BookSchemaFetch.Answer?, store: AccountStore, now: UnixSeconds) {
         switch answer {
         case .notModified?:
-            try? store.cache.markBookSchemaChecked(at: now)
+            try? store.cache.markServerDocumentChecked(.bookSchema, at: now)
         case .schema(let text, let etag)?:
             // Only a schema that can be applied replaces the one in use.
-            try? store.cache.saveBookSchema(text: text, etag: etag, at: now)
+            try? store.cache.saveServerDocument(.bookSchema, text: text, etag: etag, at: now)
         case nil:
             return
         }

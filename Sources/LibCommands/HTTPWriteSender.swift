@@ -22,7 +22,7 @@ struct HTTPWriteSender: WriteSender {
     }
 
     /// What the account's store knows of the server's protocol, and how to
-    /// change it (`StoredServerProtocol`).
+    /// change it (`StoredServerDocument`).
     struct ProtocolMemory {
         /// What the store holds, if it is recent enough to trust.
         var known: ServerCapabilities?

@@ -63,7 +63,7 @@ public struct CurlDiagnostics: Sendable, Hashable, CustomStringConvertible {
             case ECONNREFUSED: return .connectionRefused
             case ENETUNREACH, EHOSTUNREACH, EACCES, EPERM, EADDRNOTAVAIL: return .noRoute
             case ETIMEDOUT: return .connectTimeout
-            default: return .other(reason: message)
+            default: return .connectFailed(reason: message.isEmpty ? "libcurl error \(code)" : message)
             }
         case CURLE_OPERATION_TIMEDOUT:
             if !resolved { return .dnsFailure }

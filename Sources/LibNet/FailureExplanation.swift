@@ -62,6 +62,9 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
             reason = proxy == nil ? .connectionRefused : .proxyRefused
             let who = proxy == nil ? "the server may be down" : "the proxy may be down (the server was not tried)"
             message = "Couldn't reach \(unreached): connection refused — \(who)."
+        case .connectFailed(let problem):
+            reason = .connectFailed
+            message = "Couldn't reach \(unreached): \(problem)."
         case .connectTimeout:
             reason = proxy == nil ? .connectTimeout : .proxyConnectTimeout
             message = "Couldn't reach \(unreached): timed out after \(Self.seconds(failure.timeout))."

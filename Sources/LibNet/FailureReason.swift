@@ -5,7 +5,7 @@ public enum FailureReason: Sendable, Equatable {
     case offline
     case proxyNoRoute, noRoute
     case dns, dnsProxy
-    case proxyRefused, connectionRefused
+    case proxyRefused, connectionRefused, connectFailed
     case proxyConnectTimeout, connectTimeout, responseTimeout
     case proxyUpstream(status: Int)
     case notLibraryServer, answerTooLarge
@@ -32,6 +32,7 @@ public enum FailureReason: Sendable, Equatable {
         case .dnsProxy: "dns-proxy"
         case .proxyRefused: "proxy-refused"
         case .connectionRefused: "connection-refused"
+        case .connectFailed: "connect-failed"
         case .proxyConnectTimeout: "proxy-timeout-connect"
         case .connectTimeout: "timeout-connect"
         case .responseTimeout: "timeout-response"

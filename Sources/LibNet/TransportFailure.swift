@@ -55,6 +55,10 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
         case libcurlUnavailable(reason: String)
         /// The request could not be made as given (bad URL, header with a newline).
         case invalidRequest(reason: String)
+        /// connect() failed for a reason the errno does not tell (libcurl
+        /// lost it, as on a resend over a new connection): temporary, with
+        /// libcurl's wording.
+        case connectFailed(reason: String)
         /// Any other libcurl failure, with libcurl's wording.
         case other(reason: String)
     }
@@ -104,7 +108,7 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
     /// Whether trying again later may succeed (the cases that exit 75).
     public var isTemporary: Bool {
         switch kind {
-        case .noRoute, .dnsFailure, .proxyNotResolved, .connectionRefused, .connectTimeout, .responseTimeout,
+        case .noRoute, .dnsFailure, .proxyNotResolved, .connectionRefused, .connectFailed, .connectTimeout, .responseTimeout,
             .connectionLost, .serverError, .rateLimited, .notFromLibraryServer, .proxyCouldNotReachServer:
             return true
         case .tlsNameMismatch:
@@ -127,7 +131,7 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
     public var mayHaveReachedServer: Bool {
         if let diagnostics, diagnostics.requestBytes > 0 { return true }
         switch kind {
-        case .noRoute, .dnsFailure, .proxyNotResolved, .connectionRefused, .connectTimeout, .tlsUntrusted,
+        case .noRoute, .dnsFailure, .proxyNotResolved, .connectionRefused, .connectFailed, .connectTimeout, .tlsUntrusted,
             .tlsNameMismatch, .tlsHandshake, .tlsCABundleUnreadable, .libcurlUnavailable, .invalidRequest:
             return false
         case .responseTimeout, .connectionLost, .notHTTP, .notFromLibraryServer, .answerTooLarge,

@@ -5,7 +5,16 @@ extension LibraryService {
     /// `/_test/faults`, only with `--fault-control`: GET lists the rules in
     /// force, PUT replaces them (text body, one rule a line), DELETE clears
     /// them. Requests under `/_test` never meet the faults themselves.
+    /// `PUT /_test/clock` moves the server's clock on by the body's seconds.
     static let faultControlRoutes: [Route] = [
+        Route("PUT", "/_test/clock", .anyone { service, call in
+            guard let advance = service.clock.advance,
+                  let seconds = Double(String(decoding: call.request.body, as: UTF8.self)), seconds >= 0 else {
+                throw ProblemError(.badRequest("PUT /_test/clock takes the seconds to move the clock on, as the body"))
+            }
+            advance(seconds)
+            return .json(200, ["now": .double(service.clock.now())])
+        }),
         Route("GET", "/_test/faults", .anyone { service, _ in service.faultRulesAnswer() }),
         Route("PUT", "/_test/faults", .anyone { service, call in
             do throws(FaultRuleError) {

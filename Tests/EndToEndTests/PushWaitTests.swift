@@ -132,7 +132,7 @@ final class OfflineMachine: @unchecked Sendable {
     /// is a unix:path socket, reachable from any network namespace).
     func lib(_ arguments: [String], stdin: String?) throws -> CommandResult {
         let env = ProcessInfo.processInfo.environment
-        var pass = ["LIB_HOME": home.path]
+        var pass = ["LIB_HOME": home.path, "LANG": "C.UTF-8"]
         for key in ["DBUS_SESSION_BUS_ADDRESS", "HOME", "XDG_RUNTIME_DIR"] { pass[key] = env[key] }
         if let stdin {
             let script = "printf '%s\\n' \"$LIB_STDIN\" | \"$@\""
