@@ -96,7 +96,7 @@ let package = Package(
 
         // The reference server.
         .target(name: "LibHTTPServer", dependencies: ["LibBase", "LibHTTP", "LibJSON"]),
-        .target(name: "LibServer", dependencies: ["LibBase", "LibJSON", "LibBookSchema", "LibStore", "LibHTTPServer", "LibAccounts", "CSodium", "CPostgres"]),
+        .target(name: "LibServer", dependencies: ["LibBase", "LibJSON", "LibBookSchema", "LibStore", "LibHTTPServer", "LibAccounts", "CSodium", "CPostgres", "CSignals"]),
         .executableTarget(name: "lib-server", dependencies: ["LibServer"]),
 
         // The client.
