@@ -18,6 +18,11 @@ public struct HTTPServerLimits: Sendable {
     /// connection. Behind a reverse proxy every client shares the proxy's
     /// address: raise it there (the proxy limits its own clients).
     public var maxConnectionsPerPeer = 64
+    /// Event loops (threads that hold connections); nil: one per core.
+    public var eventLoops: Int?
+    /// Threads that run handlers, shared out among the loops: how many
+    /// requests may wait for the database (or sleep) at once.
+    public var handlerThreads = 16
 
     public init() {}
 }

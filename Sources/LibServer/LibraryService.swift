@@ -138,7 +138,7 @@ public final class LibraryService: Sendable {
         case .truncate(var response, let bytes):
             response.headers.set("Idempotency-Key", key)
             return .truncate(response, afterBytes: bytes)
-        case .closeWithoutAnswer:
+        case .closeWithoutAnswer, .later:
             return reply
         }
     }
