@@ -23,6 +23,9 @@ final class EventLoop: @unchecked Sendable {
     private let epollFD: Int32
     let inbox: LoopInbox
     private let pool = HandlerPool()
+    /// No pool threads: handlers run on the loop itself (a server whose
+    /// handlers never wait).
+    private let runsHandlersInline: Bool
     private var listenFD: Int32?
     private var listening = false
     private var connections: [UInt64: LoopConnection] = [:]
@@ -72,8 +75,9 @@ final class EventLoop: @unchecked Sendable {
             }
             listening = true
         }
+        runsHandlersInline = handlerThreads == 0
         let handler = server.handler
-        guard pool.start(threads: max(1, handlerThreads), work: { [inbox] job in
+        guard runsHandlersInline || pool.start(threads: handlerThreads, work: { [inbox] job in
             inbox.post(LoopInbox.Reply(connection: job.connection, reply: handler(job.request)))
         }) > 0 else {
             Glibc.close(epoll)
@@ -129,6 +133,15 @@ final class EventLoop: @unchecked Sendable {
 
     private func submitJobs() {
         guard !jobs.isEmpty else { return }
+        if runsHandlersInline {
+            // An answer may let a pipelined request through, which adds a job.
+            while !jobs.isEmpty {
+                let batch = jobs
+                jobs.removeAll(keepingCapacity: true)
+                for job in batch { deliver(LoopInbox.Reply(connection: job.connection, reply: server.handler(job.request))) }
+            }
+            return
+        }
         pool.submit(jobs)
         jobs.removeAll(keepingCapacity: true)
     }
@@ -472,7 +485,7 @@ final class EventLoop: @unchecked Sendable {
         case .respond(let response):
             let keep = keepAlive && !Self.hasToken("close", in: response.headers.values(for: "Connection"))
             let field: String? = keep ? (head.isHTTP10 ? "keep-alive" : nil) : "close"
-            send(ResponseSerializer.serialize(response, headOnly: headOnly, connection: field), on: connection,
+            send(ResponseSerializer.serialize(response, headOnly: headOnly, connection: field, date: httpDate()), on: connection,
                  then: keep ? .nextRequest : .closeGracefully)
         case .closeWithoutAnswer:
             closeGracefully(connection)
@@ -559,6 +572,19 @@ final class EventLoop: @unchecked Sendable {
         } else {
             overflowAnswers -= 1
         }
+    }
+
+    /// The `Date` value, formatted once a second by this loop.
+    private var dateSecond = 0
+    private var dateText = ""
+
+    private func httpDate() -> String {
+        let second = time(nil)
+        if second != dateSecond {
+            dateSecond = second
+            dateText = HTTPDate.format(secondsSince1970: second)
+        }
+        return dateText
     }
 
     // MARK: Deadlines

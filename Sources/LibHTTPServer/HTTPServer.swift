@@ -91,7 +91,7 @@ public final class HTTPServer: Sendable {
         }
         guard let fd = listening else { return }
         let count = limits.eventLoops ?? max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-        let perLoop = max(1, (limits.handlerThreads + count - 1) / count)
+        let perLoop = limits.handlerThreads == 0 ? 0 : max(1, (limits.handlerThreads + count - 1) / count)
         var loops: [EventLoop] = []
         for _ in 0..<max(1, count) {
             guard let loop = EventLoop(server: self, listenFD: fd, handlerThreads: perLoop) else { break }

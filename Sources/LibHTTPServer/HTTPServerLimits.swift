@@ -21,8 +21,9 @@ public struct HTTPServerLimits: Sendable {
     /// Event loops (threads that hold connections); nil: one per core.
     public var eventLoops: Int?
     /// Threads that run handlers, shared out among the loops: how many
-    /// requests may wait for the database (or sleep) at once.
-    public var handlerThreads = 16
+    /// requests may wait for the database (or sleep) at once. 0: handlers
+    /// run on the loops themselves (only for handlers that never wait).
+    public var handlerThreads = 8
 
     public init() {}
 }
