@@ -29,6 +29,8 @@ public final class LibraryService: Sendable {
     public static let defaultChangeRetention: TimeInterval = ChangeLog.defaultRetention
     /// What one `POST /v2/writes` may hold.
     let batchLimits: WriteBatchLimits
+    /// Change-feed requests waiting for a change.
+    let changeWaiters: ChangeWaiters
 
     public init(store: ServerStore, faults: [FaultRule] = [], allowsFaultControl: Bool = false,
                 bookSchema: BookSchema = BuiltInBookSchema.schema, sessionLifetime: TimeInterval = defaultSessionLifetime,
@@ -40,6 +42,8 @@ public final class LibraryService: Sendable {
         self.changeRetention = changeRetention
         self.bookSchema = bookSchema
         self.store = store
+        changeWaiters = ChangeWaiters(notices: store.changeNotices, pollsForOtherWriters: store.dialect == .sqlite,
+                                      newest: { try store.read { try ChangeLog.state(in: $0).newest } })
         self.faults = FaultInjector(faults, log: log ?? { _ in })
         let protocolRoutes = speaksV2 ? Self.protocolRoutes : Self.protocolRoutes.filter { !$0.isV2 }
         routes = RouteTable(routes: protocolRoutes + (allowsFaultControl ? Self.faultControlRoutes : []))
@@ -93,6 +97,9 @@ public final class LibraryService: Sendable {
                 switch route.answer {
                 case .anyone(let answer): return .respond(try answer(self, call))
                 case .signedIn(let answer): return .respond(try withUser(request) { try answer(self, call, $0) })
+                case .signedInMayWait(let answer):
+                    guard let user = try authenticate(request) else { return .respond(try unauthorized(request).response) }
+                    return try answer(self, call, user)
                 case .write(let answer):
                     return Self.echoingIdempotencyKey(of: request, try {
                         guard let user = try authenticate(request) else { return .respond(try unauthorized(request).response) }

@@ -37,6 +37,9 @@ public enum ServerCommandLine {
         let stopSignals = try ServerStopSignals.block()
 
         let store = try ServerDatabase.open(options.database, demo: options.demo)
+        if PostgresLocation.isURI(options.database) {
+            PostgresChangeListener.start(uri: options.database, notices: store.changeNotices)
+        }
         var log: (@Sendable (String) -> Void)?
         if options.verbose { log = { line in FileHandle.standardError.write(Data("\(line)\n".utf8)) } }
         let service = LibraryService(store: store, faults: faults, allowsFaultControl: options.faultControl,
