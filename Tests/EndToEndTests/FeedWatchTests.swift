@@ -46,4 +46,32 @@ import TestSupport
         for watcher in watchers { #expect(watcher.terminate() == 0, "\(watcher.stderr)") }
         _ = restarted
     }
+
+    /// Two lib-server instances on one database (PostgreSQL under
+    /// scripts/with-postgres.sh, else one SQLite file): the writer's device
+    /// uses one, the reader's and bob's the other; the waiting feed requests
+    /// on the second answer when the first commits.
+    @Test func aChangeOnOneInstanceReachesWatchersOfTheOther() throws {
+        let dir = try TemporaryDirectory("lib-e2e-server")
+        let database = try TestDatabase.fresh(in: dir)
+        let first = try ServerProcess(database: database, owning: dir)
+        let second = try ServerProcess(database: database, owning: dir)
+        let writer = try LibHarness(), reader = try LibHarness(), bob = try LibHarness()
+        try writer.login("alice", to: first)
+        try reader.login("alice", to: second)
+        try bob.login("bob", to: second)
+        let watchers = [try RunningWatcher(writer, name: "writer"),
+                        try RunningWatcher(reader, arguments: ["pull", "--watch"], name: "reader"),
+                        try RunningWatcher(bob, arguments: ["pull", "--watch"], name: "bob")]
+        for watcher in watchers {
+            #expect(watcher.waitUntilWatching() && watcher.waitUntilAsleepWithoutTimeout(), "\(watcher.stderr)")
+        }
+        let pulled = waitUntil(timeout: 30) { Self.finds(reader, "dune", "b-7") && Self.finds(bob, "dune", "b-7") }
+        #expect(pulled != nil, "the watchers' first pulls")
+        #expect(try writer.lib("edit", "books/b-7", "title=Across Instances").status == 0)
+        let took = waitUntil(timeout: 30) { Self.finds(reader, "across instances", "b-7") && Self.finds(bob, "across instances", "b-7") }
+        print("a change pushed to one instance was in the other instance's devices' offline search after \(took.map { String(format: "%.2f", $0) } ?? "never") s (\(TestDatabase.isPostgres ? "PostgreSQL" : "SQLite"))")
+        #expect(took != nil, "\(watchers.map(\.stderr))")
+        for watcher in watchers { #expect(watcher.terminate() == 0, "\(watcher.stderr)") }
+    }
 }
