@@ -1,4 +1,5 @@
 import Foundation
+import LibBase
 import LibBookSchema
 import LibHTTPServer
 import LibJSON
@@ -181,7 +182,8 @@ public final class LibraryService: Sendable {
         guard let header = request.headers["Authorization"] else { return nil }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        // Spaces and tabs only, byte by byte: Foundation's trimming was an eighth of a request's CPU.
+        let token = String(parts[1]).trimmingSpacesAndTabs()
         return token.isEmpty ? nil : token
     }
 
