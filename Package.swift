@@ -79,6 +79,8 @@ let package = Package(
         .target(name: "CKernelKeyring", path: "Sources/CKernelKeyring"),
         // signalfd for `push --watch`'s stop signals (not in Swift's Glibc module).
         .target(name: "CSignals", path: "Sources/CSignals"),
+        // epoll and eventfd for lib-server's event loops.
+        .target(name: "CEventLoop", path: "Sources/CEventLoop"),
         // NetworkManager's properties over GDBus (GIO, which libsecret brings), loaded after a failure.
         .target(name: "CNetworkManager", dependencies: ["CDynamicLibrary"], path: "Sources/CNetworkManager",
                 cSettings: glibHeaders),
@@ -95,8 +97,8 @@ let package = Package(
         .target(name: "LibHTTP", dependencies: ["LibBase"], swiftSettings: startUp),
 
         // The reference server.
-        .target(name: "LibHTTPServer", dependencies: ["LibBase", "LibHTTP", "LibJSON"]),
-        .target(name: "LibServer", dependencies: ["LibBase", "LibJSON", "LibBookSchema", "LibStore", "LibHTTPServer", "LibHTTP", "CSQLite", "CSodium", "CPostgres"]),
+        .target(name: "LibHTTPServer", dependencies: ["CEventLoop", "LibBase", "LibHTTP", "LibJSON"]),
+        .target(name: "LibServer", dependencies: ["LibBase", "LibJSON", "LibBookSchema", "LibStore", "LibHTTPServer", "LibHTTP", "CSQLite", "CSodium", "CPostgres", "CSignals"]),
         .executableTarget(name: "lib-server", dependencies: ["LibServer"]),
 
         // The client.

@@ -184,6 +184,7 @@ complete -c lib -n '__lib_using push' -l no-color -d 'Never colour the output'
 
 # lib pull
 complete -c lib -n '__lib_using pull' -l all -d 'Pull every signed-in account, each with its own token'
+complete -c lib -n '__lib_using pull' -l watch -d 'Run until stopped, pulling as soon as something changes on the server (for a service)'
 complete -c lib -n '__lib_using pull' -s h -l help -d 'Show help and exit'
 complete -c lib -n '__lib_using pull' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
 complete -c lib -n '__lib_using pull' -l json -d 'Print one JSON document instead of text'

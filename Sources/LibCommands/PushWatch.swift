@@ -40,6 +40,10 @@ final class PushWatch {
     private var saidNoAccount = false
     /// `push --watch --strict`: updates under the whole-version rule.
     private let strict: Bool
+    /// `pull --watch`: pulls only, never pushes.
+    let pullsOnly: Bool
+    /// One waiting change-feed request per account, answered when something changes.
+    let feeds: FeedWatch
 
     /// How long after the first change of a burst the push starts: edits
     /// saved within it go in one push.
@@ -51,16 +55,20 @@ final class PushWatch {
     /// wrong: try again after this long anyway.
     static let networkManagerDoubt = 60.0
 
-    init(_ context: CommandContext, all: Bool, strict: Bool = false) throws {
+    init(_ context: CommandContext, all: Bool, strict: Bool = false, pullsOnly: Bool = false) throws {
         self.context = context
         self.strict = strict
+        self.pullsOnly = pullsOnly
         let directories = try context.directories
         paths = AccountPaths(directories: directories)
         configDirectory = directories.config
         onlyAccount = all ? nil : try AccountWorkspace(context).name
         defersWhenMetered = context.environment["LIB_METERED"] == "defer"
         pullInterval = Self.pullInterval(context.environment)
+        // Signals are blocked first: the feed threads inherit the mask.
         events = try WatchEvents()
+        feeds = try FeedWatch()
+        events.listen(toFeeds: feeds.descriptor)
     }
 
     func run() throws -> ExitCode {
@@ -92,6 +100,7 @@ final class PushWatch {
                     try reloadAccounts()
                 case .routesChanged: routesChanged()
                 case .networkManagerChanged: networkManagerChanged()
+                case .feedAnswered: feedAnswered()
                 }
             }
         }
@@ -106,14 +115,17 @@ final class PushWatch {
         let index = try AccountIndex.load(from: configDirectory)
         let wanted = index.accounts.filter { onlyAccount == nil || $0.name == onlyAccount }
         for (name, account) in accounts where !wanted.contains(where: { $0.name == name }) {
-            say("\(name) was signed out; no longer pushing its writes.")
+            say("\(name) was signed out; no longer \(pullsOnly ? "pulling" : "pushing its writes").")
             events.unwatch(account.watch)
+            feeds.forget(name)
             accounts[name] = nil
         }
         for account in wanted {
             if let watched = accounts[account.name] {
                 if watched.needsLogin {
                     watched.needsLogin = false
+                    // Its feed request starts again with the new token after the next pull.
+                    feeds.forget(account.name)
                     watched.schedule(at: MonotonicClock.now())
                 }
                 if watched.pullFailed && watched.pullDue == nil { watched.pullDue = MonotonicClock.now() }
@@ -172,6 +184,20 @@ final class PushWatch {
         }
     }
 
+    /// Waiting feed requests answered: those accounts pull now, or right
+    /// after their push when writes wait (a pull started after a save would
+    /// not yield to it, and a feed that always answers would hold the push back).
+    private func feedAnswered() {
+        let now = MonotonicClock.now()
+        for name in feeds.answered() {
+            guard let account = accounts[name] else { continue }
+            if !pullsOnly, account.due == nil, ((try? account.store.unattemptedWrites()) ?? 0) > 0 {
+                account.schedule(at: now)
+            }
+            account.pullDue = account.due.map { max($0, now) + 0.1 } ?? now
+        }
+    }
+
     /// NetworkManager's status, subscribing to its changes on first use
     /// (GIO is loaded only then: after a failure, or before a background
     /// push when LIB_METERED=defer asks for it).
@@ -187,7 +213,7 @@ final class PushWatch {
 
     private func attempt(_ account: WatchedAccount) {
         account.due = nil
-        guard !account.needsLogin else { return }
+        guard !account.needsLogin, !pullsOnly else { return }
         let pending = (try? account.store.outbox.counts().pending) ?? 0
         guard pending > 0 else {
             account.settle()
@@ -249,6 +275,7 @@ final class PushWatch {
         case .signedOut:
             say(result.problem?.named(account.name) ?? "\(account.name) was signed out.")
             events.unwatch(account.watch)
+            feeds.forget(account.name)
             accounts[account.name] = nil
         case .failed:
             account.report(result.problem, say: say)

@@ -19,12 +19,15 @@ final class WatchEvents {
         case directoryRemoved(Int32)
         case routesChanged
         case networkManagerChanged
+        /// A waiting change-feed request answered (FeedWatch).
+        case feedAnswered
     }
 
     private let signals: Int32
     private let inotify: Int32
     private let routes: RouteEvents?
     private var networkManagerDescriptor: Int32 = -1
+    private var feedDescriptor: Int32 = -1
 
     /// Blocks SIGTERM and SIGINT in this thread (threads started later, such
     /// as libcurl's resolver or GDBus's worker, inherit the mask), so that
@@ -67,13 +70,19 @@ final class WatchEvents {
         networkManagerDescriptor = descriptor
     }
 
+    /// Adds the waiting change-feed requests' pipe to the set.
+    func listen(toFeeds descriptor: Int32) {
+        feedDescriptor = descriptor
+    }
+
     /// Sleeps until something happens or `timeout` seconds pass (nil: no
     /// timeout), and says what happened (nothing on a timeout).
     func wait(timeout: Double?) -> [Event] {
         var descriptors = [pollfd(fd: signals, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: routes?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: networkManagerDescriptor, events: Int16(POLLIN), revents: 0)]
+                           pollfd(fd: networkManagerDescriptor, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: feedDescriptor, events: Int16(POLLIN), revents: 0)]
         let milliseconds = timeout.map { Int32(clamping: Int(max(0, ($0 * 1000).rounded(.up)))) } ?? -1
         guard poll(&descriptors, nfds_t(descriptors.count), milliseconds) > 0 else { return [] }
         var events: [Event] = []
@@ -88,6 +97,8 @@ final class WatchEvents {
         }
         // The monitor empties its own descriptor when it reads the status again.
         if descriptors[3].revents != 0 { events.append(.networkManagerChanged) }
+        // FeedWatch.answered() empties the pipe.
+        if descriptors[4].revents != 0 { events.append(.feedAnswered) }
         return events
     }
 

@@ -7,7 +7,9 @@ import LibNet
 /// others changed meanwhile), after the server comes back (a failed pull is
 /// retried with backoff, and at once when a route appears), and while idle
 /// every `LIB_WATCH_PULL_INTERVAL` seconds (15 minutes by default; 0: only
-/// after pushes). With `LIB_METERED=defer` no pull starts while
+/// after pushes), or, to a server that holds them, as soon as a waiting
+/// change-feed request answers (FeedWatch; not with the interval 0). With
+/// `LIB_METERED=defer` no pull starts while
 /// NetworkManager says the connection is metered.
 ///
 /// Pulls are quiet: the watcher's lines are its pushes and problems. A pull
@@ -43,6 +45,10 @@ extension PushWatch {
             account.pullBackoff = RetryBackoff()
             account.lastPullProblem = nil
             scheduleIdlePull(account, from: now)
+            // LIB_WATCH_PULL_INTERVAL=0 (pulls only after pushes) holds no feed request either.
+            if pullInterval > 0, let cursor = try? account.store.mirror(of: Pull.collection.description).cursor(), let token = try? account.workspace.token() {
+                feeds.ask(account.name, cursor: cursor, api: account.workspace.api(token: token, timeout: 90))
+            }
         } catch {
             let (message, code, _) = Pull.explanation(of: error, account.workspace)
             if code != .temporaryFailure && code != .authentication && message != account.lastPullProblem { say(message) }

@@ -28,6 +28,9 @@ public enum HTTPReply: Sendable {
     /// Send this many bytes of the serialized response, then close (fault
     /// injection: the connection is lost mid-answer).
     case truncate(HTTPResponse, afterBytes: Int)
+    /// The answer comes later, from `PendingReply.complete`; meanwhile the
+    /// connection holds no thread.
+    case later(PendingReply)
 }
 
 extension HTTPResponse {

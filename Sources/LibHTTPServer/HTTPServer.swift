@@ -4,23 +4,36 @@ import Glibc
 import LibBase
 import Synchronization
 
-/// An HTTP/1.1 server over POSIX sockets: one thread per connection,
-/// keep-alive and pipelining, Content-Length bodies only.
+/// An HTTP/1.1 server over POSIX sockets on epoll event loops, one per core:
+/// keep-alive and pipelining, Content-Length bodies only. A connection
+/// waiting for bytes holds no thread; handlers run on each loop's small
+/// thread pool (see `EventLoop`).
 public final class HTTPServer: Sendable {
     let limits: HTTPServerLimits
     let handler: @Sendable (HTTPRequest) -> HTTPReply
-    let state = Mutex(ServerState())
-    /// Wakes what waits for `state` to change: every wait is an event.
-    let changes = StateChanges()
+    let admission: ConnectionAdmission
+    private let state = Mutex(Lifecycle())
+    /// Read by every loop once per wake-up, written once: no lock.
+    private let stopping = Atomic<Bool>(false)
+    private let stopGraceMilliseconds = Atomic<Int>(2000)
+    /// Wakes what waits for the loops to end.
+    private let changes = StateChanges()
 
-    /// Connections beyond the limit get their 503 from a thread of their own,
-    /// so that the accept loop never waits on a client; past this many such
-    /// threads they get it without waiting for the peer.
-    private static let maxOverflowAnswerThreads = 32
+    private struct Lifecycle {
+        var listenFD: Int32?
+        var address: String?
+        var port: Int?
+        var running = false
+        var stopping = false
+        var finished = false
+        var loops: [EventLoop] = []
+        var loopsRunning = 0
+    }
 
     public init(limits: HTTPServerLimits = HTTPServerLimits(), handler: @escaping @Sendable (HTTPRequest) -> HTTPReply) {
         self.limits = limits
         self.handler = handler
+        admission = ConnectionAdmission(limits: limits)
     }
 
     deinit {
@@ -33,13 +46,16 @@ public final class HTTPServer: Sendable {
     /// The bound port, once `bind` has succeeded.
     public var port: Int? { state.withLock { $0.port } }
 
+    var isStopping: Bool { stopping.load(ordering: .relaxed) }
+    var stopGrace: Double { Double(stopGraceMilliseconds.load(ordering: .relaxed)) / 1000 }
+
     /// Binds and listens (SO_REUSEADDR). `host` may be an IPv4 literal, an IPv6
     /// literal (with or without brackets), or "localhost". Port 0 picks a free
     /// port. Returns the bound port.
     public func bind(host: String, port: Int) throws(HTTPServerError) -> Int {
         let address = try SocketAddress.resolve(host: host, port: port)
         let shown = SocketAddress.display(host: host.trimmingBrackets, port: port)
-        let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw Self.failure(shown, "socket") }
         SocketIO.setOption(fd, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)
         var storage = address.storage
@@ -47,9 +63,7 @@ public final class HTTPServer: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, address.length) }
         }
         guard bound == 0 else { throw Self.failure(shown, "bind", closing: fd) }
-        guard listen(fd, SOMAXCONN) == 0 else { throw Self.failure(shown, "listen", closing: fd) }
-        // Non-blocking, so that a connection reset between poll and accept cannot block the loop.
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        guard listen(fd, 4096) == 0 else { throw Self.failure(shown, "listen", closing: fd) }
         guard let boundPort = SocketAddress.localPort(of: fd) else { throw Self.failure(shown, "getsockname", closing: fd) }
         let refusal: HTTPServerError? = state.withLock { state in
             if state.stopping { return .stopped }
@@ -66,191 +80,102 @@ public final class HTTPServer: Sendable {
         return boundPort
     }
 
-    /// Accepts connections until `stop()`; each connection is served on its
-    /// own thread. Blocks the caller, and returns only once `stop()` has let
-    /// in-flight requests finish, so that a process may exit right after it.
+    /// Serves until `stop()`: one event loop per core, this thread running
+    /// one of them. Returns only once `stop()` has let in-flight requests
+    /// finish, so that a process may exit right after it.
     public func run() {
         let listening: Int32? = state.withLock { state in
-            guard !state.stopping, !state.accepting, let fd = state.listenFD else { return nil }
-            state.accepting = true
+            guard !state.stopping, !state.running, let fd = state.listenFD else { return nil }
+            state.running = true
             return fd
         }
         guard let fd = listening else { return }
-        acceptConnections(on: fd)
-        let stopping = state.withLock { state in
+        let count = limits.eventLoops ?? max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let perLoop = limits.handlerThreads == 0 ? 0 : max(1, (limits.handlerThreads + count - 1) / count)
+        var loops: [EventLoop] = []
+        for _ in 0..<max(1, count) {
+            guard let loop = EventLoop(server: self, listenFD: fd, handlerThreads: perLoop) else { break }
+            loops.append(loop)
+        }
+        state.withLock { state in
+            state.loops = loops
+            state.loopsRunning = loops.count
+        }
+        // A stop() that came while the loops were made finds them here.
+        if isStopping { loops.forEach { $0.inbox.nudge() } }
+        for loop in loops.dropFirst() {
+            if !DetachedThread.start({ [self] in
+                loop.run()
+                loopEnded()
+            }) {
+                loopEnded()
+            }
+        }
+        if let first = loops.first {
+            first.run()
+            loopEnded()
+        }
+        while true {
+            let ticket = changes.ticket()
+            if state.withLock({ $0.loopsRunning == 0 }) { break }
+            changes.wait(after: ticket)
+        }
+        state.withLock { state in
             close(fd)
             state.listenFD = nil
-            state.accepting = false
-            return state.stopping
+            state.loops = []
+            state.running = false
+            state.finished = true
         }
         changes.notify()
-        guard stopping else { return }
-        waitUntilStopFinished()
     }
 
-    /// Stops accepting, closes the listening socket, lets in-flight requests
-    /// finish for up to `grace` seconds, and closes idle connections. Safe to
-    /// call from any thread, more than once.
+    private func loopEnded() {
+        state.withLock { $0.loopsRunning -= 1 }
+        changes.notify()
+    }
+
+    /// Stops accepting, closes idle connections, lets in-flight requests
+    /// finish for up to `grace` seconds, then closes what is left. Safe to
+    /// call from any thread, more than once; returns once `run()` has ended.
     public func stop(grace: Double = 2) {
-        let first = state.withLock { state in
-            if state.stopping { return false }
+        let (first, running, loops): (Bool, Bool, [EventLoop]) = state.withLock { state in
+            if state.stopping { return (false, state.running, []) }
             state.stopping = true
+            stopGraceMilliseconds.store(Int(max(0, min(grace, 86_400)) * 1000), ordering: .relaxed)
+            stopping.store(true, ordering: .releasing)
             if let fd = state.listenFD {
-                if state.accepting {
-                    // Wakes the accept loop, which then closes the socket itself.
-                    _ = shutdown(fd, Int32(SHUT_RDWR))
+                if state.running {
+                    // Refuses new connections at once; run() closes it at the end.
+                    _ = shutdown(fd, Int32(SHUT_RD))
                 } else {
                     close(fd)
                     state.listenFD = nil
                 }
             }
-            state.shutDownConnections(idleOnly: true)
-            return true
+            if !state.running { state.finished = true }
+            return (true, state.running, state.loops)
         }
-        guard first else { return waitUntilStopFinished() }
-        waitUntilQuiet(seconds: max(0, grace))
-        state.withLock { $0.shutDownConnections(idleOnly: false) }
-        // Threads still in a handler finish on their own; only wait briefly.
-        waitUntilQuiet(seconds: 1)
-        state.withLock { $0.stopFinished = true }
-        changes.notify()
-    }
-
-    /// Until no connection is open and the accept loop has ended, or `seconds` have passed.
-    private func waitUntilQuiet(seconds: Double) {
-        let deadline = MonotonicClock.now() + seconds
+        if first {
+            loops.forEach { $0.inbox.nudge() }
+            if !running { changes.notify() }
+        }
         while true {
             let ticket = changes.ticket()
-            if state.withLock({ $0.connections.isEmpty && !$0.accepting }) { return }
-            guard changes.wait(after: ticket, until: deadline) else { return }
-        }
-    }
-
-    private func waitUntilStopFinished() {
-        while true {
-            let ticket = changes.ticket()
-            if state.withLock({ $0.stopFinished }) { return }
+            if state.withLock({ $0.finished || !$0.running }) { return }
             changes.wait(after: ticket)
         }
     }
 
-    private func acceptConnections(on fd: Int32) {
-        while !state.withLock({ $0.stopping }) {
-            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            // No timeout: an idle server sleeps here until a client comes,
-            // and stop() wakes it by shutting the listening socket down.
-            let polled = poll(&ready, 1, -1)
-            if polled <= 0 { continue }
-            var peer = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let client = withUnsafeMutablePointer(to: &peer) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Accept.connection(on: fd, peer: $0, length: &length) }
-            }
-            if client >= 0 {
-                admit(client, remote: SocketAddress.describe(peer, length: length))
-                continue
-            }
-            switch errno {
-            case EAGAIN, EWOULDBLOCK, EINTR, ECONNABORTED, EPROTO:
-                continue
-            case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                // Out of descriptors or memory: back off instead of spinning; pending clients wait in the backlog.
-                usleep(50_000)
-            default:
-                if state.withLock({ $0.stopping }) { return }
-                usleep(50_000)
-            }
-        }
-    }
-
-    private enum Admission { case serve(Int), overflow(threaded: Bool), peerOverLimit, refuse }
-
-    private func admit(_ fd: Int32, remote: String) {
-        let peer = Self.peerAddress(remote)
-        SocketIO.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
-        SocketIO.setTimeout(fd, option: SO_RCVTIMEO, seconds: limits.idleTimeout)
-        SocketIO.setTimeout(fd, option: SO_SNDTIMEO, seconds: limits.idleTimeout)
-        let admission: Admission = state.withLock { state in
-            if state.stopping { return .refuse }
-            if state.connectionsPerPeer[peer, default: 0] >= limits.maxConnectionsPerPeer { return .peerOverLimit }
-            if state.connections.count - state.evicting >= limits.maxConnections && !state.evictLongestWaitingForHead() {
-                guard state.overflowAnswers < Self.maxOverflowAnswerThreads else { return .overflow(threaded: false) }
-                state.overflowAnswers += 1
-                return .overflow(threaded: true)
-            }
-            let id = state.nextConnectionID
-            state.nextConnectionID += 1
-            state.add(id, ServerState.OpenConnection(fd: fd, peer: peer, busy: false))
-            return .serve(id)
-        }
-        switch admission {
-        case .serve(let id):
-            let connection = Connection(server: self, id: id, fd: fd, remoteAddress: remote)
-            if !DetachedThread.start({ connection.serve() }) {
-                state.withLock { $0.remove(id) }
-                changes.notify()
-                refuseOverloaded(fd, linger: false)
-            }
-        case .overflow(threaded: true):
-            if !DetachedThread.start({ [self] in
-                refuseOverloaded(fd, linger: true)
-                state.withLock { $0.overflowAnswers -= 1 }
-            }) {
-                state.withLock { $0.overflowAnswers -= 1 }
-                refuseOverloaded(fd, linger: false)
-            }
-        case .overflow(threaded: false):
-            refuseOverloaded(fd, linger: false)
-        case .peerOverLimit:
-            // Without a thread or a wait: this peer is the one crowding the server.
-            refuse(fd, status: 429, detail: "this address has \(limits.maxConnectionsPerPeer) connections open already; close some or try again later",
-                   linger: false)
-        case .refuse:
+    /// Serves one already connected socket on the calling thread until it
+    /// closes (the connection state machine under test or fuzzing).
+    func serve(connectedSocket fd: Int32, remoteAddress: String) {
+        guard let loop = EventLoop(server: self, listenFD: nil, handlerThreads: 1) else {
             close(fd)
+            return
         }
-    }
-
-    private func refuseOverloaded(_ fd: Int32, linger: Bool) {
-        refuse(fd, status: 503, detail: "the server has too many open connections; try again later", linger: linger)
-    }
-
-    private func refuse(_ fd: Int32, status: Int, detail: String, linger: Bool) {
-        var headers = HTTPHeaders()
-        headers.add("Retry-After", RetryAfter(seconds: 1).headerValue)
-        let response = HTTPResponse.problem(status: status, detail: detail, headers: headers)
-        let bytes = ResponseSerializer.serialize(response, headOnly: false, connection: "close")
-        _ = SocketIO.sendAll(fd, bytes[...], flags: linger ? 0 : Int32(MSG_DONTWAIT))
-        if linger { SocketIO.drainBeforeClose(fd, seconds: 1) }
-        close(fd)
-    }
-
-    // MARK: Called by connections
-
-    var isStopping: Bool { state.withLock { $0.stopping } }
-
-    /// Records whether a connection is in the middle of a request; returns
-    /// whether the server is stopping.
-    func setBusy(_ id: Int, _ busy: Bool) -> Bool {
-        state.withLock { state in
-            state.connections[id]?.busy = busy
-            return state.stopping
-        }
-    }
-
-    /// Records whether a connection is waiting for a request head (and so
-    /// may be cut off to make room, see `ServerState.evictLongestWaitingForHead`).
-    func setAwaitingHead(_ id: Int, _ awaiting: Bool) {
-        state.withLock { state in
-            guard state.connections[id]?.evicted == false, state.connections[id]?.awaitingHead != awaiting else { return }
-            if awaiting { state.startWaitingForHead(id) } else { state.connections[id]?.awaitingHead = false }
-        }
-    }
-
-    /// Forgets a connection; only then may its descriptor be closed, so that
-    /// stop() never shuts down a reused descriptor number.
-    func unregister(_ id: Int) {
-        state.withLock { $0.remove(id) }
-        changes.notify()
+        loop.adopt(fd, remoteAddress: remoteAddress)
+        loop.run()
     }
 
     /// `ADDRESS` of `ADDRESS:PORT` (`[ADDRESS]` of `[ADDRESS]:PORT`).

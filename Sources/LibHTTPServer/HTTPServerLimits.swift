@@ -18,6 +18,12 @@ public struct HTTPServerLimits: Sendable {
     /// connection. Behind a reverse proxy every client shares the proxy's
     /// address: raise it there (the proxy limits its own clients).
     public var maxConnectionsPerPeer = 64
+    /// Event loops (threads that hold connections); nil: one per core.
+    public var eventLoops: Int?
+    /// Threads that run handlers, shared out among the loops: how many
+    /// requests may wait for the database (or sleep) at once. 0: handlers
+    /// run on the loops themselves (only for handlers that never wait).
+    public var handlerThreads = 8
 
     public init() {}
 }

@@ -22,7 +22,8 @@ enum ResponseSerializer {
     /// - Parameters:
     ///   - headOnly: an answer to HEAD: `Content-Length` of the body, but no body.
     ///   - connection: the `Connection` value to send (`close`, `keep-alive`), or nil.
-    static func serialize(_ response: HTTPResponse, headOnly: Bool, connection: String?) -> [UInt8] {
+    ///   - date: the `Date` value, when the caller keeps its own (an event loop does: no lock per answer).
+    static func serialize(_ response: HTTPResponse, headOnly: Bool, connection: String?, date: String? = nil) -> [UInt8] {
         // A status line needs three digits; anything else is a handler bug.
         let status = (100...999).contains(response.status) ? response.status : 500
         var text = "HTTP/1.1 \(status) \(HTTPStatus.reasonPhrase(status))\r\n"
@@ -36,7 +37,7 @@ enum ResponseSerializer {
         }
         let noBody = HTTPStatus.forbidsBody(status)
         if !noBody { text += "Content-Length: \(response.body.count)\r\n" }
-        if !hasDate { text += "Date: \(currentDate())\r\n" }
+        if !hasDate { text += "Date: \(date ?? currentDate())\r\n" }
         if let connection { text += "Connection: \(connection)\r\n" }
         text += "\r\n"
         var bytes = Array(text.utf8)

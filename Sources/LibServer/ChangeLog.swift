@@ -26,6 +26,8 @@ import LibStore
 /// two-part cursor and has no SQLite counterpart.)
 enum ChangeLog {
     static let lockName = "lib-server change log"
+    /// The PostgreSQL channel a commit that changed the feed is announced on.
+    static let notifyChannel = "lib_server_changes"
     /// How long a deletion stays in the feed by default: as long as a session lasts.
     static let defaultRetention: TimeInterval = 30 * 24 * 3600
 
@@ -57,6 +59,8 @@ enum ChangeLog {
         try db.run("DELETE FROM changes WHERE book_id = ?1", [.text(id)])
         try db.run("INSERT INTO changes (book_id, deleted, at) VALUES (?1, ?2, ?3)",
                    [.text(id), .integer(deleted ? 1 : 0), .real(now)])
+        // Delivered when the transaction commits: other instances' waiting feed requests answer then.
+        if db.dialect == .postgresql { _ = try db.query("SELECT pg_notify(?1, '')", [.text(notifyChannel)]) }
         let cutoff = now - retention
         if let pruned = try db.scalar("SELECT MAX(seq) FROM changes WHERE deleted = 1 AND at < ?1", [.real(cutoff)])?.integer {
             try db.run("DELETE FROM changes WHERE deleted = 1 AND at < ?1", [.real(cutoff)])

@@ -28,16 +28,24 @@ final class FaultInjector: Sendable {
     }
 
     private let armed: Mutex<[Armed]>
+    /// No rule in force (the usual case): a request then takes no lock here.
+    private let none: Atomic<Bool>
     /// `--verbose`'s log: "fault RULE fires before the commit of POST /v2/writes",
     /// so that a test can act while the server is inside a fault.
     private let log: @Sendable (String) -> Void
 
     init(_ rules: [FaultRule], log: @escaping @Sendable (String) -> Void = { _ in }) {
         armed = Mutex(rules.map { Armed(rule: $0) })
+        none = Atomic(rules.isEmpty)
         self.log = log
     }
 
-    func replace(with rules: [FaultRule]) { armed.withLock { $0 = rules.map { Armed(rule: $0) } } }
+    func replace(with rules: [FaultRule]) {
+        armed.withLock { armed in
+            armed = rules.map { Armed(rule: $0) }
+            none.store(rules.isEmpty, ordering: .releasing)
+        }
+    }
 
     var rules: [FaultRule] { armed.withLock { $0.map(\.rule) } }
 
@@ -46,6 +54,7 @@ final class FaultInjector: Sendable {
     /// request carries (a v2 batch's items'); by default its header's. A
     /// first-per-key rule fires for a request with a key it has not seen.
     func fire(_ moment: Moment, for request: HTTPRequest, keys: [String]? = nil) -> FaultRule? {
+        if none.load(ordering: .acquiring) { return nil }
         let keys = keys ?? request.headers["Idempotency-Key"].map { [$0] } ?? []
         let fired = armed.withLock { armed -> FaultRule? in
             for i in armed.indices {

@@ -13,6 +13,9 @@ struct Route: Sendable {
         /// A write of a book: signed in, and every answer (401 and problems
         /// too) carries the request's `Idempotency-Key` back.
         case write(@Sendable (LibraryService, RouteCall, User) throws -> HTTPReply)
+        /// A live token is needed, and the answer may come later (the
+        /// change feed that waits).
+        case signedInMayWait(@Sendable (LibraryService, RouteCall, User) throws -> HTTPReply)
     }
 
     let method: String

@@ -33,8 +33,13 @@ public enum ServerCommandLine {
         case .serve: break
         }
         let (host, port, faults) = (options.host, options.port, options.faults)
+        // Before any thread starts, so that every thread inherits the mask.
+        let stopSignals = try ServerStopSignals.block()
 
         let store = try ServerDatabase.open(options.database, demo: options.demo)
+        if PostgresLocation.isPostgres(options.database) {
+            PostgresChangeListener.start(uri: options.database, notices: store.changeNotices)
+        }
         var log: (@Sendable (String) -> Void)?
         if options.verbose { log = { line in FileHandle.standardError.write(Data("\(line)\n".utf8)) } }
         let service = LibraryService(store: store, faults: faults, allowsFaultControl: options.faultControl,
@@ -51,17 +56,8 @@ public enum ServerCommandLine {
             FileHandle.standardError.write(Data("lib-server: faults in force: \(faults.map(\.description).joined(separator: "; "))\n".utf8))
         }
 
-        // Or SIGTERM would never stop a server started with it blocked.
-        StopSignals.unblock()
-        let signals = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { server.stop() }
-            source.resume()
-            return source
-        }
+        ServerStopSignals.stop(server, onSignalFrom: stopSignals)
         server.run()
-        signals.forEach { $0.cancel() }
         return 0
     }
 

@@ -41,6 +41,16 @@ enum ServerFlags {
                            at GET /v1/schemas/book. A schema that cannot be read or applied stops the server before \
                            it listens.
                            """) { options, value throws(ServerUsageError) in options.bookSchema = try ServeOptions.loadBookSchema(value) },
+            ServerFlag(name: "max-connections", short: nil, value: "N",
+                       summary: "how many connections the server holds open at once (1024 by default)",
+                       manual: """
+                           How many connections the server holds open at once (1024 by default). When full, it closes \
+                           the connection that has waited longest for a request to make room, or answers 503. An idle \
+                           keep-alive connection costs no thread and a few kilobytes: raise it (and the descriptor \
+                           limit, ulimit -n) for many idle clients.
+                           """) { options, value throws(ServerUsageError) in
+                options.limits.maxConnections = try ServeOptions.positive(value, for: "--max-connections", wants: "a positive number")
+            },
             ServerFlag(name: "max-connections-per-peer", short: nil, value: "N",
                        summary: "how many connections one client address may hold open",
                        manual: """

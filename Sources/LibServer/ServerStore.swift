@@ -8,6 +8,8 @@ public final class ServerStore: Sendable {
     private let idle: Mutex<[Lent]>
     private let available: DispatchSemaphore
     let dialect: SQLDialect
+    /// Posted after each write commits, while change-feed requests wait.
+    let changeNotices = ChangeNotices()
 
     /// `first` is the connection that created and migrated the database;
     /// `others` join it in the pool.
@@ -35,7 +37,9 @@ public final class ServerStore: Sendable {
 
     /// One write transaction.
     func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        try withConnection { connection in try connection.transaction { try body(connection) } }
+        let result = try withConnection { connection in try connection.transaction { try body(connection) } }
+        changeNotices.postIfWatched()
+        return result
     }
 
     /// A connection as the pool keeps it. `@unchecked`: a connection is

@@ -16,6 +16,10 @@ extension LibraryService {
                 "max_bytes": .integer(Int64(batchLimits.maxBytes)),
                 "field_preconditions": true,
             ],
+            "changes": [
+                "path": "/v1/changes",
+                "max_wait": .integer(Int64(ChangeWaiters.maxWaitSeconds)),
+            ],
         ])
         response.headers.set("Cache-Control", "max-age=86400")
         return response

@@ -57,7 +57,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
         "lib edit PATH [FIELD=STRING | FIELD:=JSON ...] [--create | --delete] [--push]",
         "lib new COLLECTION [FIELD=STRING | FIELD:=JSON ...]",
         "lib push [--wait DURATION | --watch] [--all] [--strict] [--dry-run]",
-        "lib pull [--all]",
+        "lib pull [--all] [--watch]",
         "lib search TEXT [--sort FIELD] [--limit N]",
         "lib status [--short | --porcelain | --prompt] [--all]",
         "lib diff [PATH]",

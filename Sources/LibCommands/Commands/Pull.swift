@@ -15,6 +15,19 @@ enum Pull: Verb {
     static let name = "pull"
 
     static let all = OptionSpec.flag("all", "Pull every signed-in account, each with its own token")
+    static let watch = OptionSpec.flag(
+        "watch", "Run until stopped, pulling as soon as something changes on the server (for a service)",
+        details: """
+            For a device that reads but does not write: pulls at start, then \
+            keeps one waiting change-feed request per account open and pulls \
+            when it answers, so a change made elsewhere is here within moments. \
+            A server that does not hold such requests is pulled every \
+            LIB_WATCH_PULL_INTERVAL seconds (default 900; 0: neither, only the \
+            pull at start). Failed pulls are \
+            retried with backoff and when a route appears; LIB_METERED=defer \
+            holds them while the connection is metered. Nothing is pushed. \
+            SIGTERM or SIGINT exits 0.
+            """)
 
     static let command = CommandSpec(
         name: name,
@@ -40,10 +53,11 @@ enum Pull: Verb {
             server gave before, at more books than a listing said it has, and \
             at a cursor longer than 4 KB: then it exits 75 saying why.
             """,
-        options: [all],
+        options: [all, watch],
         examples: [
             .init("lib pull", "Bring the library up to date."),
             .init("lib -q pull --all", "From cron: every account, silent unless something needs you."),
+            .init("lib pull --watch --all", "Keep every account's offline library current until stopped."),
         ],
         exitStatuses: [
             .init(.success, "The offline library is complete and current."), .init(.failure), .init(.usage),
@@ -53,9 +67,10 @@ enum Pull: Verb {
 
     struct Options {
         var all: Bool
+        var watch = false
     }
 
-    static func options(_ parsed: ParsedCommand) throws -> Options { Options(all: parsed.isSet(all)) }
+    static func options(_ parsed: ParsedCommand) throws -> Options { Options(all: parsed.isSet(all), watch: parsed.isSet(watch)) }
 
     static func runsOnline(_ options: Options) -> Bool { true }
 
@@ -63,6 +78,7 @@ enum Pull: Verb {
     static let collection = ResourcePath(collection: "books", id: nil)
 
     static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
+        if options.watch { return try PushWatch(context, all: options.all, pullsOnly: true).run() }
         let workspaces = try AccountWorkspace.chosen(all: options.all, context)
         var worst = ExitCode.success
         var reports: [JSONValue] = []

@@ -40,9 +40,11 @@ enum Push: Verb {
             wire finish and exits 0. With LIB_METERED=defer it holds writes \
             while NetworkManager says the connection is metered. It also keeps \
             the offline library fresh (as lib pull): at start, after each push, \
-            after the server comes back, and every LIB_WATCH_PULL_INTERVAL \
-            seconds while idle (default 900; 0: never), except while metered \
-            with LIB_METERED=defer. See contrib/systemd/lib-push.service.
+            after the server comes back, and, while idle, as soon as something \
+            changes on the server (one waiting change-feed request per account, \
+            to a server that holds them) or else every LIB_WATCH_PULL_INTERVAL \
+            seconds (default 900; 0: neither), except while metered with \
+            LIB_METERED=defer. See contrib/systemd/lib-push.service.
             """)
     static let all = OptionSpec.flag("all", "Push every signed-in account, each with its own token")
     static let strict = OptionSpec.flag(

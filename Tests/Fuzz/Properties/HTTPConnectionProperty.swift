@@ -3,8 +3,8 @@ import Glibc
 @testable import LibHTTPServer
 import Synchronization
 
-/// lib-server's connection state machine on any byte stream: the real
-/// `Connection` reads the input from a socket, in pieces whose sizes the
+/// lib-server's connection state machine on any byte stream: a real
+/// event loop reads the input from a socket, in pieces whose sizes the
 /// input chooses, serves every request in it (pipelined, keep-alive, bodies,
 /// `Expect: 100-continue`, answers cut short, answers refused) and closes.
 /// Never a crash or a hang, within small limits (memory stays bounded), every
@@ -78,9 +78,9 @@ enum HTTPConnectionProperty: FuzzProperty {
             return nil  // out of descriptors: not the server's fault
         }
         let client = fds[0]
-        let connection = Connection(server: server, id: 1, fd: fds[1], remoteAddress: "fuzz:1")
+        let served = fds[1]
         let finished = DispatchSemaphore(value: 0)
-        guard DetachedThread.start({ connection.serve(); finished.signal() }) else {
+        guard DetachedThread.start({ server.serve(connectedSocket: served, remoteAddress: "fuzz:1"); finished.signal() }) else {
             close(client); close(fds[1]); return nil
         }
         let exchange = converse(client, sending: stream, pieceSize: pieceSize)
