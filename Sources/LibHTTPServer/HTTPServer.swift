@@ -17,7 +17,10 @@ public final class HTTPServer: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let stopGraceMilliseconds = Atomic<Int>(2000)
     /// Wakes what waits for the loops to end.
-    private let changes = StateChanges()
+    private let changes = EventCount()
+    /// Handlers run deep call chains (JSON, SQLite) but 8 MiB a thread is far
+    /// more than they need; 2 MiB keeps the threads cheap.
+    static let threadStackSize = 2 * 1024 * 1024
 
     private struct Lifecycle {
         var listenFD: Int32?
@@ -104,10 +107,10 @@ public final class HTTPServer: Sendable {
         // A stop() that came while the loops were made finds them here.
         if isStopping { loops.forEach { $0.inbox.nudge() } }
         for loop in loops.dropFirst() {
-            if !DetachedThread.start({ [self] in
+            if NativeThread.start(detached: true, stackSize: Self.threadStackSize, { [self] in
                 loop.run()
                 loopEnded()
-            }) {
+            }) == nil {
                 loopEnded()
             }
         }

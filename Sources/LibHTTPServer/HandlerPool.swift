@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LibBase
 
 /// The threads one event loop hands its requests to, so that a handler that
 /// waits (for the database, a fault's delay, a password hash) never stops
@@ -37,7 +38,7 @@ final class HandlerPool: @unchecked Sendable {
     func start(threads count: Int, work: @escaping @Sendable (Job) -> Void) -> Int {
         var started = 0
         for _ in 0..<count {
-            guard DetachedThread.start({ [self] in self.serve(work) }) else { break }
+            guard NativeThread.start(detached: true, stackSize: HTTPServer.threadStackSize, { [self] in self.serve(work) }) != nil else { break }
             started += 1
         }
         return started

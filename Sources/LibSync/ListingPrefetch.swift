@@ -1,3 +1,4 @@
+import LibBase
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -79,7 +80,7 @@ private struct PageAhead<Base: LibrarySource & Sendable> {
             let page = Result { try source.listingPage(after: after) }
             result.put((source, page))
         }
-        guard let thread = JoinableThread.start(work) else { return nil }
+        guard let thread = NativeThread.start(detached: false, work) else { return nil }
         self.after = after
         self.thread = thread
         self.result = result
@@ -100,30 +101,4 @@ private final class Handover<Value: Sendable>: Sendable {
     func put(_ new: Value) { value.withLock { $0 = new } }
 
     func take() -> Value? { value.withLock { current in defer { current = nil }; return current } }
-}
-
-/// A joinable pthread running one closure.
-private enum JoinableThread {
-    static func start(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
-        var attributes = pthread_attr_t()
-        guard pthread_attr_init(&attributes) == 0 else { return nil }
-        defer { pthread_attr_destroy(&attributes) }
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(&thread, &attributes, { context in
-            guard let context else { return nil }
-            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context)
-        guard status == 0 else {
-            Unmanaged<Body>.fromOpaque(context).release()
-            return nil
-        }
-        return thread
-    }
-
-    private final class Body: Sendable {
-        let run: @Sendable () -> Void
-        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-    }
 }

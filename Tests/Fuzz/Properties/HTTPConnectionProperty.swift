@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import LibBase
 @testable import LibHTTPServer
 import Synchronization
 
@@ -80,7 +81,7 @@ enum HTTPConnectionProperty: FuzzProperty {
         let client = fds[0]
         let served = fds[1]
         let finished = DispatchSemaphore(value: 0)
-        guard DetachedThread.start({ server.serve(connectedSocket: served, remoteAddress: "fuzz:1"); finished.signal() }) else {
+        guard NativeThread.start(detached: true, { server.serve(connectedSocket: served, remoteAddress: "fuzz:1"); finished.signal() }) != nil else {
             close(client); close(fds[1]); return nil
         }
         let exchange = converse(client, sending: stream, pieceSize: pieceSize)

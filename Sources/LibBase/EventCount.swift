@@ -1,19 +1,18 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import LibBase
-
-/// Wakes the threads that wait for the server's state to change (a
-/// connection gone, the stop finished), so that every wait is an event and
-/// an idle server makes no timed wake-up. An event count: a waiter takes a
-/// ticket, checks the state, and sleeps only if nothing changed since its
-/// ticket, so that no change can slip between the check and the sleep.
-final class StateChanges: @unchecked Sendable {
+/// Wakes the threads that wait for something to change (lib-server's
+/// state, its change feed), so that every wait is an event and an idle
+/// process makes no timed wake-up. An event count: a waiter takes a ticket,
+/// checks the state, and sleeps only if nothing changed since its ticket,
+/// so that no change can slip between the check and the sleep.
+public final class EventCount: @unchecked Sendable {
+    // @unchecked: `count` is only touched under `mutex`.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var count: UInt64 = 0
 
-    init() {
+    public init() {
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
@@ -30,14 +29,14 @@ final class StateChanges: @unchecked Sendable {
     }
 
     /// Taken before checking the state.
-    func ticket() -> UInt64 {
+    public func ticket() -> UInt64 {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return count
     }
 
     /// Called after the state changed.
-    func notify() {
+    public func notify() {
         pthread_mutex_lock(mutex)
         count &+= 1
         pthread_cond_broadcast(condition)
@@ -47,7 +46,7 @@ final class StateChanges: @unchecked Sendable {
     /// Sleeps until a change after `ticket`, or until `deadline` (seconds on
     /// `MonotonicClock`; nil: none). False when the deadline passed first.
     @discardableResult
-    func wait(after ticket: UInt64, until deadline: Double? = nil) -> Bool {
+    public func wait(after ticket: UInt64, until deadline: Double? = nil) -> Bool {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         while count == ticket {
