@@ -71,6 +71,44 @@ public struct ChangeFeedReader: Sendable {
         }
     }
 
+    /// `GET /v1/changes?limit=1&wait=S&since=C`: whether something changed
+    /// after `cursor` within `wait` seconds. A cursor the server refuses or
+    /// no longer has counts as a change (the pull lists again). Only a hint
+    /// to pull: what the pull stores is proven as always.
+    public func waitForChange(since cursor: String, wait: Int) throws(RequestFailure) -> Bool {
+        let target = "/v1/changes?limit=1&wait=\(wait)&since=" + Self.queryEscaped(cursor)
+        let answer: HTTPResponse
+        do {
+            answer = try api.send("GET", target, timeout: Double(wait) + 30)
+        } catch {
+            throw .transport(error)
+        }
+        switch answer.status {
+        case 200:
+            guard let items = answer.json?["items"]?.arrayValue else { throw .notFromServer(answer.seen, api, answer) }
+            return !items.isEmpty
+        case 400, 410:
+            return true
+        default:
+            throw api.unexpected(answer, to: "GET /v1/changes")
+        }
+    }
+
+    /// The longest wait the server holds a feed request for
+    /// (`changes.max_wait` in `GET /v2/capabilities`); nil when it holds none.
+    public func longestWait() throws(RequestFailure) -> Int? {
+        let answer: HTTPResponse
+        do {
+            answer = try api.send("GET", "/v2/capabilities", timeout: 30)
+        } catch {
+            throw .transport(error)
+        }
+        if answer.status == 404 { return nil }
+        guard answer.status == 200, let json = answer.json else { throw api.unexpected(answer, to: "GET /v2/capabilities") }
+        guard let most = json["changes"]?["max_wait"]?.integerValue, most > 0 else { return nil }
+        return Int(clamping: most)
+    }
+
     /// A cursor is opaque: whatever it holds goes into the query escaped.
     static func queryEscaped(_ text: String) -> String {
         var out = ""

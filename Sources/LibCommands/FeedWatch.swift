@@ -198,46 +198,15 @@ private final class FeedWaiter: @unchecked Sendable {
     /// The server's `changes.max_wait`: nil when unreachable, .some(nil)
     /// when it does not hold feed requests.
     private func serverWait() -> Int?? {
-        guard let answer = try? api.send("GET", "/v2/capabilities", timeout: 30) else { return nil }
-        if answer.status == 404 { return .some(nil) }
-        guard answer.status == 200, let json = answer.json else { return nil }
-        guard let most = json["changes"]?["max_wait"]?.integerValue, most > 0 else { return .some(nil) }
-        return .some(min(Self.preferredWait, Int(most)))
+        do {
+            return .some(try ChangeFeedReader(api: api).longestWait().map { min(Self.preferredWait, $0) })
+        } catch {
+            return nil
+        }
     }
 
     private func request(from cursor: String, wait: Int) -> Outcome {
-        let target = "/v1/changes?limit=1&wait=\(wait)&since=" + Self.queryEscaped(cursor)
-        guard let answer = try? api.send("GET", target, timeout: Double(wait) + 30) else { return .failed }
-        switch answer.status {
-        case 200:
-            let items = answer.json?["items"]?.arrayValue
-            guard let items else { return .failed }
-            return items.isEmpty ? .nothing : .changes
-        case 400, 410:
-            // The cursor is refused or gone: the pull lists again.
-            return .changes
-        default:
-            return .failed
-        }
-    }
-
-    private static func queryEscaped(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return out
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
+        guard let changed = try? ChangeFeedReader(api: api).waitForChange(since: cursor, wait: wait) else { return .failed }
+        return changed ? .changes : .nothing
     }
 }
