@@ -77,9 +77,11 @@ import TestSupport
     @Test func theCursorNeverPassesATransactionHeldOpenWhileALaterOneCommits() throws {
         let first = try DemoServer(extraArguments: ["--fault", "hold-before-commit=1500,path=/v1/books/b-1"])
         let second = try DemoServer(sharing: first)
-        let alice = try first.signIn("alice")
-        let onSecond = SignedInClient(client: try second.client(), token: alice.token, userID: alice.userID)
-        let reader = SignedInClient(client: try second.client(), token: alice.token, userID: alice.userID)
+        let signedIn = try first.signIn("alice")
+        // The writes wait on each other and on a loaded machine: more than the usual 10 s to answer.
+        let alice = SignedInClient(client: try first.client(timeout: 60), token: signedIn.token, userID: signedIn.userID)
+        let onSecond = SignedInClient(client: try second.client(timeout: 60), token: signedIn.token, userID: signedIn.userID)
+        let reader = SignedInClient(client: try second.client(), token: signedIn.token, userID: signedIn.userID)
         let etags = (b1: try alice.etag(of: "b-1"), b2: try onSecond.etag(of: "b-2"))
         var cursor = try reader.changes(since: nil).next
         let statuses = Box<[String: Int]>()

@@ -20,7 +20,7 @@ final class DemoServer: @unchecked Sendable {
         server = try ServerProcess(database: other.server.databasePath, extraArguments: extraArguments)
     }
 
-    func client() throws -> HTTPTestClient { try HTTPTestClient(port: server.port) }
+    func client(timeout: Double = 10) throws -> HTTPTestClient { try HTTPTestClient(port: server.port, timeout: timeout) }
 
     /// Signs in as a demo user and returns a client that sends the token.
     func signIn(_ user: String) throws -> SignedInClient {
