@@ -31,11 +31,24 @@ final class ConnectionAdmission: Sendable {
         }
     }
 
-    func release(_ peer: String) {
+    /// Gives the place of a connection being cut off to a new one from `peer`.
+    func transfer(from cutOff: String, to peer: String) -> Verdict {
         counts.withLock { counts in
-            counts.open -= 1
-            let left = (counts.perPeer[peer] ?? 1) - 1
-            counts.perPeer[peer] = left > 0 ? left : nil
+            if counts.perPeer[peer, default: 0] >= maxPerPeer { return .peerOverLimit }
+            counts.perPeer[peer, default: 0] += 1
+            Self.remove(cutOff, from: &counts)
+            counts.open += 1
+            return .admitted
         }
+    }
+
+    func release(_ peer: String) {
+        counts.withLock { Self.remove(peer, from: &$0) }
+    }
+
+    private static func remove(_ peer: String, from counts: inout Counts) {
+        counts.open -= 1
+        let left = (counts.perPeer[peer] ?? 1) - 1
+        counts.perPeer[peer] = left > 0 ? left : nil
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CEventLoop
 import LibBase
+import Synchronization
 
 /// One thread's share of the server: an epoll set holding the listening
 /// socket (shared with the other loops, EPOLLEXCLUSIVE) and the connections
@@ -31,13 +32,12 @@ final class EventLoop: @unchecked Sendable {
     private var connections: [UInt64: LoopConnection] = [:]
     private var nextID: UInt64 = 2
     private var deadlines = DeadlineHeap()
-    /// Connections waiting for bytes of a request, in the order they began
-    /// to wait, as (id, ticket): an entry whose connection has moved on
-    /// (another ticket) is skipped, so that finding the one that has waited
-    /// longest costs no scan of them all.
-    private var waiting: [(id: UInt64, ticket: UInt64)] = []
-    private var waitingStart = 0
+    private var waiting = WaitingQueue()
     private var nextTicket: UInt64 = 0
+    /// When this loop's longest-waiting connection began to wait (0: none),
+    /// as of the loop's last turn: where a full loop looks for the
+    /// connection that has waited longest on any loop.
+    private let publishedOldestWaiting = Atomic<UInt64>(0)
     private var now: UInt64 = 0
     private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
     private var jobs: [HandlerPool.Job] = []
@@ -100,8 +100,10 @@ final class EventLoop: @unchecked Sendable {
             expireDeadlines()
             resumeAcceptingIfDue()
             submitJobs()
+            publishedOldestWaiting.store(waiting.oldest(isLive: isLive)?.since ?? 0, ordering: .relaxed)
         }
         for connection in Array(connections.values) { close(connection) }
+        for handed in inbox.take().connections { Glibc.close(handed.fd) }
         pool.close()
         Glibc.close(epollFD)
     }
@@ -121,7 +123,9 @@ final class EventLoop: @unchecked Sendable {
         case Self.listenerToken:
             acceptConnections()
         case Self.inboxToken:
-            for reply in inbox.take() { deliver(reply) }
+            let delivery = inbox.take()
+            for handed in delivery.connections { admit(handed.fd, remoteAddress: handed.remoteAddress, arrival: handed.arrival) }
+            for reply in delivery.replies { deliver(reply) }
         default:
             guard let connection = connections[event.token] else { return }
             if event.writable != 0 && connection.outputSent < connection.output.count {
@@ -218,15 +222,21 @@ final class EventLoop: @unchecked Sendable {
         listening = true
     }
 
-    private func admit(_ fd: Int32, remoteAddress: String) {
+    private func admit(_ fd: Int32, remoteAddress: String, arrival: LoopInbox.Arrival = .accepted) {
+        guard stopDeadline == nil else {
+            Glibc.close(fd)
+            return
+        }
         let peer = HTTPServer.peerAddress(remoteAddress)
         SocketIO.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
         var verdict = admission.admit(peer)
-        // A full server makes room by cutting off the connection that has
-        // waited longest for the bytes of a request: peers that open
-        // connections and never finish a request (from many addresses, each
-        // under its per-peer cap) then cannot keep ordinary clients out.
-        if verdict == .full && evictLongestWaiting() { verdict = admission.admit(peer) }
+        if verdict == .full {
+            if let (loop, handed) = loopToMakeRoom(for: arrival) {
+                loop.inbox.hand(LoopInbox.HandedConnection(fd: fd, remoteAddress: remoteAddress, arrival: handed))
+                return
+            }
+            verdict = cutOffLongestWaiting(makingRoomFor: peer)
+        }
         switch verdict {
         case .admitted:
             register(fd, remoteAddress: remoteAddress, peer: peer, counted: true)
@@ -270,32 +280,70 @@ final class EventLoop: @unchecked Sendable {
         Glibc.close(fd)
     }
 
-    private func evictLongestWaiting() -> Bool {
-        while waitingStart < waiting.count {
-            let entry = waiting[waitingStart]
-            waitingStart += 1
-            guard let connection = connections[entry.id], connection.waitTicket == entry.ticket else { continue }
-            close(connection)
-            if waitingStart > 4096 && waitingStart > waiting.count / 2 {
-                waiting.removeFirst(waitingStart)
-                waitingStart = 0
+    /// A full server makes room by cutting off the connection that has
+    /// waited longest for the bytes of a request, on any loop: peers that
+    /// open connections and never finish a request (from many addresses,
+    /// each under its per-peer cap) then cannot keep ordinary clients out,
+    /// and a client that has just connected is not the one cut off. When
+    /// that connection is another loop's, the new one is handed to that
+    /// loop, which cuts off one of its own that waited longer than this
+    /// loop's longest, or else hands the new one back (the other loops'
+    /// longest waits are known as of their last turn); at most three hops.
+    /// Nil: this loop makes the room.
+    private func loopToMakeRoom(for arrival: LoopInbox.Arrival) -> (EventLoop, LoopInbox.Arrival)? {
+        let ownLongest = waiting.oldest(isLive: isLive)?.since ?? .max
+        switch arrival {
+        case .accepted:
+            var longest = ownLongest
+            var found: EventLoop?
+            for other in server.loopsOtherThan(self) {
+                let since = other.publishedOldestWaiting.load(ordering: .relaxed)
+                if since != 0 && since < longest {
+                    longest = since
+                    found = other
+                }
             }
-            return true
+            return found.map { ($0, .handedOver(by: self, longestThere: ownLongest)) }
+        case .handedOver(let loop, let longestThere):
+            return ownLongest < longestThere || longestThere == .max ? nil : (loop, .handedBack(by: self))
+        case .handedBack(let loop):
+            // Its own have gone meanwhile: the other loop cuts off its own.
+            return ownLongest != .max ? nil : (loop, .handedOver(by: self, longestThere: .max))
         }
-        waiting.removeAll(keepingCapacity: true)
-        waitingStart = 0
-        return false
+    }
+
+    /// Cuts off this loop's longest-waiting connection and gives its place
+    /// to a new one from `peer` (at once: another loop cannot take it
+    /// between the two).
+    private func cutOffLongestWaiting(makingRoomFor peer: String) -> ConnectionAdmission.Verdict {
+        while let entry = waiting.oldest(isLive: isLive), let connection = connections[entry.connection] {
+            // Its bytes may be in the socket already, the loop not yet at its
+            // event (a client that just connected, under a flood): read them
+            // first; a request they finish is not cut off.
+            drive(connection)
+            guard isLive(entry) else { continue }
+            guard connection.countsAgainstLimit else {
+                waiting.removeOldest()
+                continue
+            }
+            let verdict = admission.transfer(from: connection.peer, to: peer)
+            if verdict == .admitted {
+                waiting.removeOldest()
+                close(connection, placeGiven: true)
+            }
+            return verdict
+        }
+        return .full
+    }
+
+    private func isLive(_ entry: WaitingQueue.Entry) -> Bool {
+        connections[entry.connection]?.waitTicket == entry.ticket
     }
 
     private func markWaiting(_ connection: LoopConnection) {
         nextTicket += 1
         connection.waitTicket = nextTicket
-        waiting.append((connection.id, nextTicket))
-        // Stale entries pile up as requests come and go: keep only the live ones.
-        if waiting.count - waitingStart > 2 * connections.count + 1024 {
-            waiting = waiting[waitingStart...].filter { connections[$0.id]?.waitTicket == $0.ticket }
-            waitingStart = 0
-        }
+        waiting.append(WaitingQueue.Entry(connection: connection.id, ticket: nextTicket, since: now), liveCount: connections.count, isLive: isLive)
     }
 
     // MARK: Reading and parsing
@@ -553,14 +601,16 @@ final class EventLoop: @unchecked Sendable {
         _ = shutdown(connection.fd, Int32(SHUT_WR))
         connection.phase = .draining
         connection.isBusy = false
-        connection.waitTicket = 0
         connection.consumed = connection.buffer.count
         connection.compact()
         setDeadline(connection, seconds: min(1, limits.idleTimeout))
+        // Waiting for the peer's end of file: a full server may cut it off.
+        if connection.countsAgainstLimit { markWaiting(connection) }
         drive(connection)
     }
 
-    private func close(_ connection: LoopConnection) {
+    /// `placeGiven`: its place among the open connections went to another.
+    private func close(_ connection: LoopConnection, placeGiven: Bool = false) {
         guard !connection.isClosed else { return }
         connection.isClosed = true
         connection.waitTicket = 0
@@ -568,7 +618,7 @@ final class EventLoop: @unchecked Sendable {
         Glibc.close(connection.fd)
         connections[connection.id] = nil
         if connection.countsAgainstLimit {
-            admission.release(connection.peer)
+            if !placeGiven { admission.release(connection.peer) }
         } else {
             overflowAnswers -= 1
         }

@@ -133,6 +133,12 @@ public final class HTTPServer: Sendable {
         changes.notify()
     }
 
+    /// The server's other event loops: a full loop looks there for a
+    /// waiting connection to cut off.
+    func loopsOtherThan(_ loop: EventLoop) -> [EventLoop] {
+        state.withLock { $0.loops.filter { $0 !== loop } }
+    }
+
     private func loopEnded() {
         state.withLock { $0.loopsRunning -= 1 }
         changes.notify()

@@ -124,11 +124,7 @@ public struct JSONParser {
             index += 1
             skipWhitespace()
             object[key] = try parseValue()
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(object) }
-            throw error("expected ',' or '}'")
+            guard try anotherFollows(closing: "}") else { return .object(object) }
         }
     }
 
@@ -142,12 +138,17 @@ public struct JSONParser {
         while true {
             skipWhitespace()
             items.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
-            throw error("expected ',' or ']'")
+            guard try anotherFollows(closing: "]") else { return .array(items) }
         }
+    }
+
+    /// After a member or an item: true past a comma, false past `closing`.
+    private mutating func anotherFollows(closing: Unicode.Scalar) throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw error("unexpected end of input") }
+        if bytes[index] == UInt8(ascii: ",") { index += 1; return true }
+        if bytes[index] == UInt8(ascii: closing) { index += 1; return false }
+        throw error("expected ',' or '\(closing)'")
     }
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {
