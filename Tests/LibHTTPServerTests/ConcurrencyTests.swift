@@ -111,6 +111,36 @@ private final class FailureLog: @unchecked Sendable {
         #expect(status == 200)
     }
 
+    /// Eight connections that never finish a request fill a server of four
+    /// event loops; whichever loop accepts an ordinary client, the one cut
+    /// off to make room is a staller, wherever it sits (a loop with none of
+    /// its own hands the client to another), never a client that just
+    /// connected, and nobody is told 503.
+    @Test func aFullServerCutsOffAStallerOnAnyLoop() throws {
+        var limits = HTTPServerLimits()
+        limits.maxConnections = 8
+        limits.eventLoops = 4
+        let server = try TestServer(limits: limits)
+        var stallers: [HTTPTestClient] = []
+        for _ in 0..<8 {
+            let staller = try server.client()
+            try staller.sendRaw(Array("GET /never-finished HTTP/1.1\r\nHost: x\r\n".utf8))
+            stallers.append(staller)
+        }
+        usleep(200_000)
+        // The clients stay connected: each needs a place someone is cut off for
+        // (the stallers first, having waited longest; then idle clients).
+        var clients: [HTTPTestClient] = []
+        var statuses: [Int] = []
+        for index in 0..<20 {
+            let client = try server.client()
+            statuses.append(try client.request("GET", "/ordinary-\(index)").status)
+            clients.append(client)
+        }
+        #expect(statuses == Array(repeating: 200, count: 20), "\(statuses)")
+        #expect(stallers.filter { $0.isClosedByPeer() }.count == 8, "every staller was cut off once the clients came")
+    }
+
     @Test func handlerRunsConcurrently() throws {
         // Twenty requests that each sleep 300 ms take 6 s one after another.
         let server = try TestServer()
