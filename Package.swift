@@ -79,6 +79,7 @@ let package = Package(
         .target(name: "CKernelKeyring", path: "Sources/CKernelKeyring"),
         // signalfd for `push --watch`'s stop signals (not in Swift's Glibc module).
         .target(name: "CSignals", path: "Sources/CSignals"),
+        .target(name: "CArgumentVector", path: "Sources/CArgumentVector"),
         // epoll and eventfd for lib-server's event loops.
         .target(name: "CEventLoop", path: "Sources/CEventLoop"),
         // NetworkManager's properties over GDBus (GIO, which libsecret brings), loaded after a failure.
@@ -124,7 +125,8 @@ let package = Package(
         // network and the keyring, for the rest (LibCommands.OnlineHelper).
         // Its start-up functions are laid out together, in the order
         // scripts/startup-order.sh recorded them (fewer pages to fault in).
-        .executableTarget(name: "lib", dependencies: ["LibCommands"], exclude: ["startup-order.txt"], swiftSettings: startUp,
+        // CArgumentVector: argv without the runtime's /proc/self/maps scan.
+        .executableTarget(name: "lib", dependencies: ["LibCommands", "CArgumentVector"], exclude: ["startup-order.txt"], swiftSettings: startUp,
                           linkerSettings: [.unsafeFlags(["-static-executable"])] + startupOrder),
         .executableTarget(name: "lib-online", dependencies: ["LibCommands"], swiftSettings: startUp),
 
