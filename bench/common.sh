@@ -230,7 +230,7 @@ bench_instructions() {
     program=$bench_work/nodebug/$(basename "$program")
   fi
   valgrind --tool=callgrind --callgrind-out-file=/dev/null "$program" "$@" 2>&1 >/dev/null \
-    | sed -n 's/.*Collected : //p' | python3 -c 'import sys; print(f"{int(sys.stdin.read())/1e6:.2f}")'
+    | sed -n 's/.*Collected : //p' | python3 -c 'import sys; print(f"{int(sys.stdin.read())/1e6:.3f}")'
 }
 
 # bench_against_git LABEL "LIB ARGS" BUDGET SMALL_HOME LARGE_HOME REPO:
