@@ -24,6 +24,8 @@ public final class Database {
     public let path: String
     private var cachedStatements: [String: Statement] = [:]
     private var cachedStatementsInUse: Set<String> = []
+    /// The SQL functions of this connection's own (TextFunction), by name.
+    var textFunctions: Set<String> = []
 
     public init(path: String, options: DatabaseOptions = DatabaseOptions()) throws(DatabaseError) {
         self.path = path

@@ -28,12 +28,17 @@ public struct Cache {
     /// larger steps, see `IndexLag`).
     public func save(_ copies: [Copy], at date: UnixSeconds, indexing: Bool = true) throws {
         try db.atomically { db in
-            for copy in copies {
-                try db.run(cached: """
-                    INSERT INTO documents (path, body, etag, fetched_at, validated_at) VALUES (?1, ?2, ?3, ?4, ?4)
-                    ON CONFLICT (path) DO UPDATE SET body = excluded.body, etag = excluded.etag,
-                        fetched_at = excluded.fetched_at, validated_at = excluded.validated_at
-                    """, [.text(copy.path), .text(copy.body), SQLValue(copy.etag), .real(date)])
+            // One statement looked up for all the copies (a pulled page's 1,000):
+            // finding a cached statement hashes its whole text.
+            try db.withCachedStatement("""
+                INSERT INTO documents (path, body, etag, fetched_at, validated_at) VALUES (?1, ?2, ?3, ?4, ?4)
+                ON CONFLICT (path) DO UPDATE SET body = excluded.body, etag = excluded.etag,
+                    fetched_at = excluded.fetched_at, validated_at = excluded.validated_at
+                """) { statement in
+                for copy in copies {
+                    try statement.bind([.text(copy.path), .text(copy.body), SQLValue(copy.etag), .real(date)])
+                    while try statement.step() {}
+                }
             }
             if indexing { try LibraryIndex(db: db).update(copies) }
         }

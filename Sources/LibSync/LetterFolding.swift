@@ -1,3 +1,5 @@
+import LibStore
+
 /// The letters search folds that FTS5's `remove_diacritics` cannot: they
 /// have no decomposition into a base letter and a mark (ø is not o + a
 /// mark, as é is e + ´). Both the index (as SQL, over what it stores) and
@@ -14,7 +16,8 @@ enum LetterFolding {
 
     /// `text` with those letters replaced (everything else as it was).
     static func fold(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { table[$0] != nil }) else { return text }
+        // Every letter folded is outside ASCII.
+        guard !text.utf8.allSatisfy({ $0 < 0x80 }), text.unicodeScalars.contains(where: { table[$0] != nil }) else { return text }
         var folded = ""
         for scalar in text.unicodeScalars {
             if let replacement = table[scalar] { folded += replacement } else { folded.unicodeScalars.append(scalar) }
@@ -22,7 +25,16 @@ enum LetterFolding {
         return folded
     }
 
-    /// The SQL expression of `fold` over `expression` (nested `replace`s).
+    /// The SQL function that calls `fold`, on connections that `define` it.
+    static let function = "lib_fold_letters"
+
+    /// Makes `function` callable on `db` (once per connection).
+    static func define(on db: Database) throws {
+        try db.defineTextFunction(function, fold)
+    }
+
+    /// The SQL expression of `fold` over `expression` (nested `replace`s),
+    /// for SQL run where `function` is not defined (migrations).
     static func sql(_ expression: String) -> String {
         pairs.reduce(expression) { inner, pair in "replace(\(inner), '\(pair.letter)', '\(pair.as)')" }
     }

@@ -22,6 +22,7 @@ struct LibraryIndex {
     /// Indexes `copies`, just cached (again, when they changed).
     func update(_ copies: [Cache.Copy]) throws {
         guard let books = Books(copies.map(\.path)) else { return }
+        try LetterFolding.define(on: db)
         try db.run(cached: books.one ? """
             INSERT INTO library_index_rows (path, docid)
                 VALUES (?1, (SELECT COALESCE(MAX(docid), 0) + 1 FROM library_index_rows)) ON CONFLICT (path) DO NOTHING
@@ -42,14 +43,14 @@ struct LibraryIndex {
 
     private static let indexOne = """
         INSERT INTO library_index (rowid, path, title, author, tags)
-            VALUES ((SELECT docid FROM library_index_rows WHERE path = ?1), ?1, \(LibraryIndexSchema.columns("?2")))
+            VALUES ((SELECT docid FROM library_index_rows WHERE path = ?1), ?1, \(LibraryIndexSchema.columnsFoldedByFunction("?2")))
         """
     private static let indexCachedOne = indexCached(Books.matchOne)
     private static let indexCachedMany = indexCached(Books.matchMany)
     private static func indexCached(_ match: String) -> String {
         """
         INSERT INTO library_index (rowid, path, title, author, tags)
-            SELECT r.docid, d.path, \(LibraryIndexSchema.columns("d.body"))
+            SELECT r.docid, d.path, \(LibraryIndexSchema.columnsFoldedByFunction("d.body"))
             FROM documents d JOIN library_index_rows r ON r.path = d.path WHERE d.path \(match)
         """
     }
@@ -61,6 +62,7 @@ struct LibraryIndex {
     /// which it merged again and again.
     func update(after low: String, through high: String) throws {
         let range: [SQLValue] = [.text(low), .text(high)]
+        try LetterFolding.define(on: db)
         // Rows indexed before (a re-listing, or a book got meanwhile) go first.
         try db.run(cached: """
             DELETE FROM library_index WHERE rowid IN (SELECT docid FROM library_index_rows WHERE path > ?1 AND path <= ?2)
@@ -73,7 +75,7 @@ struct LibraryIndex {
             """, range)
         try db.run(cached: """
             INSERT INTO library_index (rowid, path, title, author, tags)
-                SELECT r.docid, d.path, \(LibraryIndexSchema.columns("d.body"))
+                SELECT r.docid, d.path, \(LibraryIndexSchema.columnsFoldedByFunction("d.body"))
                 FROM documents d JOIN library_index_rows r ON r.path = d.path WHERE d.path > ?1 AND d.path <= ?2
             """, range)
     }

@@ -21,8 +21,19 @@ enum LibraryIndexSchema {
     /// tags joined by spaces; from 008 on with ø, æ, ß, đ, ł … folded
     /// (LetterFolding), as the typed query is.
     static func columns(_ b: String, folded: Bool = true) -> String {
-        func fold(_ expression: String) -> String { folded ? LetterFolding.sql(expression) : expression }
-        return """
+        columns(b) { folded ? LetterFolding.sql($0) : $0 }
+    }
+
+    /// `columns`, folded by `LetterFolding.function` (which the connection
+    /// must define first: `LetterFolding.define`) instead of nested
+    /// `replace`s: the same text, at a fraction of the cost (indexing a
+    /// first pull of 100,000 books: 1.5 s of CPU with the `replace`s, 0.8 s without).
+    static func columnsFoldedByFunction(_ b: String) -> String {
+        columns(b) { "\(LetterFolding.function)(\($0))" }
+    }
+
+    private static func columns(_ b: String, fold: (String) -> String) -> String {
+        """
         \(fold("CASE WHEN json_valid(\(b)) THEN json_extract(\(b), '$.title') END")),
         \(fold("CASE WHEN json_valid(\(b)) THEN json_extract(\(b), '$.author') END")),
         \(fold("""
