@@ -6,7 +6,9 @@ import TestSupport
 /// timer (no poll or futex that times out, no sleep). Accept and stop are
 /// driven by events: a client, or the listening socket shut down.
 @Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") && getuid() == 0,
-                "needs strace and root to trace the server"))
+                "needs strace and root to trace the server"),
+        .enabled(if: ProcessInfo.processInfo.environment["TSAN_OPTIONS"] == nil,
+                 "a server under ThreadSanitizer (make sanitize) has the sanitizer's own thread, which wakes every 100 ms"))
 struct IdleServerTests {
     @Test func anIdleServerMakesNoTimedWakeUp() throws {
         let dir = try TemporaryDirectory()
