@@ -46,6 +46,13 @@ public struct LibraryMirror {
         get throws { try cursor() != nil }
     }
 
+    /// When a pull last confirmed the collection (listed it or read the
+    /// feed up to now); nil when it was never pulled.
+    public func lastPulled() throws -> UnixSeconds? {
+        guard try isPulled else { return nil }
+        return try db.scalar(cached: "SELECT fetched_at FROM collections WHERE path = ?1", [.text(collection)])?.real
+    }
+
     private var listingKey: String { "listing:" + collection }
 
     /// A listing under way, page by page: the feed's cursor taken before it
