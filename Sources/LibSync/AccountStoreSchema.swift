@@ -81,6 +81,7 @@ enum AccountStoreSchema {
             """ + PushedLog.mergedColumn)
         m.register(LibraryIndexSchema.lettersFolded, sql: LibraryIndexSchema.reindexFolded)
         m.register("009-reverts-logged", sql: PushedLog.revertsColumns)
+        m.register("010-deletions-seen", sql: SeenDeletions.migration)
         return m
     }
 }

@@ -107,6 +107,7 @@ public struct LibraryMirror {
                                        [.text(low), .text(high)]).compactMap { $0[0].text }
             let gone = inRange.filter { !listed.contains($0) }
             try cache.forget(gone)
+            try SeenDeletions(db: db).record(gone, at: date)
             // Indexed some pages at a time (IndexLag), in this transaction when this page reaches the step.
             try cache.save(members, at: date, indexing: false)
             try IndexLag.stored(members.count, after: low, through: high, of: collection, in: db)
@@ -172,6 +173,7 @@ public struct LibraryMirror {
             // between saving and forgetting does not matter.
             try cache.save(fresh, at: date)
             try cache.forget(gone)
+            try SeenDeletions(db: db).record(gone, at: date)
             try db.run("UPDATE collections SET fetched_at = ?2 WHERE path = ?1", [.text(collection), .real(date)])
             try db.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)", [.text(cursorKey), .text(cursor)])
         }
