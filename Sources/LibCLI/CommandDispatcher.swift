@@ -15,6 +15,9 @@ public struct CommandDispatcher: Sendable {
     public let registry: CommandRegistry
     /// By command name; these take precedence over LibCLI's built-in ones.
     private let givenHandler: @Sendable (String) -> CommandHandler?
+    /// The process ends as the error asks (`ErrorReport.endsByInterrupt`):
+    /// only in `runAsMain`, never in a test that runs commands in-process.
+    private var endsProcess = false
 
     public init(registry: CommandRegistry, handlers: [String: CommandHandler] = [:]) {
         self.init(registry: registry) { handlers[$0] }
@@ -93,6 +96,11 @@ public struct CommandDispatcher: Sendable {
             let width = context.standardError.isTerminal ? context.standardError.columns : nil
             context.standardError.write(report.rendered(reporting, painter: errorContext.errorPainter, width: width))
         }
+        if endsProcess && report.endsByInterrupt {
+            context.standardOutput.flush()
+            context.standardError.flush()
+            Self.endByInterrupt()
+        }
         return report.exitCode
     }
 
@@ -103,7 +111,9 @@ public struct CommandDispatcher: Sendable {
                           services: @autoclosure () -> CommandServices = CommandServices()) -> Never {
         let output = OutputChannel.standardOutput()
         let errors = OutputChannel.standardError()
-        let status = run(Array(CommandLine.arguments.dropFirst()), output: output, errors: errors) {
+        var main = self
+        main.endsProcess = true
+        let status = main.run(Array(CommandLine.arguments.dropFirst()), output: output, errors: errors) {
             var context = CommandContext.live(standardOutput: output, standardError: errors)
             context.completionSource = completionSource()
             context.services = services()
@@ -112,6 +122,17 @@ public struct CommandDispatcher: Sendable {
         output.flush()
         errors.flush()
         exit(Self.statusAfterWriting(status, output: output, errors: errors).rawValue)
+    }
+
+    /// Ends the process by SIGINT, with its default action (status 130 in a shell).
+    private static func endByInterrupt() -> Never {
+        signal(SIGINT, SIG_DFL)
+        var interrupt = sigset_t()
+        sigemptyset(&interrupt)
+        sigaddset(&interrupt, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &interrupt, nil)
+        raise(SIGINT)
+        exit(130)
     }
 
     /// Output that did not reach standard output (a full disk, a closed

@@ -15,11 +15,14 @@ public struct ErrorReport: Equatable, Sendable {
     /// The command whose help a usage error points to.
     private let usageCommand: String?
     private let isUsage: Bool
+    /// Lib ends by SIGINT after the report (`CommandFailure.interruptedByUser`).
+    public let endsByInterrupt: Bool
 
     public init(for error: any Error) {
         var reason: String?
         usageCommand = (error as? UsageError)?.command
         isUsage = error is UsageError
+        endsByInterrupt = (error as? CommandFailure)?.interruptedByUser ?? false
         switch error {
         case let error as UsageError:
             exitCode = .usage

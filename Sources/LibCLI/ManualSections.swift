@@ -52,13 +52,13 @@ enum ManualSections {
     static let environment: [Entry] = [
         Entry(term: "LIB_HOME", text: """
             When set and not empty, the single directory for all of lib's files: \
-            config, data and state below it.
+            config and data below it.
             """),
         Entry(term: "LIB_ACCOUNT", text: "The account to act as when -A is not given."),
-        Entry(term: "XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_STATE_HOME", text: """
-            Where lib's configuration, data and state go when LIB_HOME is not \
-            set: a lib directory in each, by default in ~/.config, \
-            ~/.local/share and ~/.local/state.
+        Entry(term: "XDG_CONFIG_HOME, XDG_DATA_HOME", text: """
+            Where lib's configuration and data go when LIB_HOME is not \
+            set: a lib directory in each, by default in ~/.config and \
+            ~/.local/share.
             """),
         Entry(term: "NO_COLOR", text: "When set and not empty, output is never coloured (as with --no-color)."),
         Entry(term: "COLUMNS", text: "The width tables are cut to on a terminal, instead of the width the terminal reports."),
@@ -135,9 +135,6 @@ enum ManualSections {
             Outboxes set aside at logout, per identity (server and user id), \
             restored at that identity's next login.
             """),
-        Entry(term: "$LIB_HOME/state, else ~/.local/state/lib", text: """
-            State kept between runs that is neither configuration nor data.
-            """),
     ]
 
     static let examples: [Entry] = [
@@ -161,9 +158,13 @@ enum ManualSections {
             An account shows as its alias (lib switch ACCOUNT --alias NAME) or \
             its user name; a name is cut to 20 characters.
             """),
-        Entry(term: "ExecStart=/usr/local/bin/lib -q push --all --wait 2m", text: """
-            The same as a systemd user service (Type=oneshot) run by a timer \
-            (OnUnitActiveSec=10min); enable with systemctl --user enable --now.
+        Entry(term: "ExecStart=/usr/bin/lib -q push --wait 60 --all", text: """
+            The packaged systemd user unit lib-push-once.service (Type=oneshot, \
+            exit 75 counted as success), run every 10 minutes by lib-push.timer \
+            (OnUnitActiveSec=10min): systemctl --user enable --now lib-push.timer. \
+            Or lib-push.service, ExecStart=/usr/bin/lib push --watch --all, which \
+            pushes each write as it is saved. Installed with make install, they \
+            name PREFIX/bin/lib.
             """),
         Entry(term: "lib doctor", text: "Check the bus, keyring, tokens, stores and servers, and say how to fix what is wrong."),
         Entry(term: "lib status --json | jq '.[0].pending'", text: "Pending writes of the account, for a script."),

@@ -250,6 +250,8 @@ struct AccountPush {
         }
         let delay = backoff.nextDelay(retryAfter: retryAfter)
         guard let resumeAt = RetryBackoff.nextAttempt(now: MonotonicClock.now(), delay: delay, deadline: deadline) else {
+            // `--wait 5` waits 5 s: the final attempt may fail before the deadline.
+            Self.sleep(deadline - MonotonicClock.now())
             return false
         }
         var headline = explanation.headline

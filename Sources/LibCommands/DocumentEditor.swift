@@ -119,6 +119,10 @@ struct DocumentEditor {
         }
         let exited = status & 0x7f == 0
         let code = (status >> 8) & 0xff
+        // Ctrl-C: the editor ended by SIGINT, or a shell in between exited 130.
+        if (!exited && status & 0x7f == SIGINT) || (exited && code == 130) {
+            throw CommandFailure.interrupted("The editor (\(command)) was interrupted (Ctrl-C); nothing was changed.")
+        }
         guard exited && code == 0 else {
             let how = exited ? "exited with status \(code)" : "was stopped by signal \(status & 0x7f)"
             throw CommandFailure("The editor (\(command)) \(how); nothing was changed.")

@@ -23,8 +23,10 @@ struct LocalCopy {
         let cached = try store.cache.document(at: key)
         let items = try store.outbox.items(for: key)
         if cached == nil && items.isEmpty { return nil }
+        // A pull read the feed up to its time: a copy it did not change was current then.
+        let pulled = cached == nil ? nil : try LibraryMirror(db: store.database, collection: path.collection).lastPulled()
         return LocalCopy(path: path, views: [DocumentView(path: key, serverCopy: cached?.json, outboxItems: items)],
-                         confirmedAt: cached?.validatedAt)
+                         confirmedAt: cached.map { max($0.validatedAt, pulled ?? 0) })
     }
 
     private static func collection(_ path: ResourcePath, _ store: AccountStore) throws -> LocalCopy? {

@@ -75,6 +75,7 @@ final class PushWatch {
         try PrivateFile.makeDirectory(configDirectory)
         configWatch = events.watch(directory: configDirectory)
         try reloadAccounts()
+        sayWhatIsWatched()
         while true {
             if events.stopRequested { return .success }
             let now = MonotonicClock.now()
@@ -237,7 +238,8 @@ final class PushWatch {
         let result = push.run()
         if result.answered > 0 {
             // One line per push: what went, then what needs a decision.
-            say([result.summary, result.attention].compactMap { $0 }.joined(separator: " "))
+            let line = [result.summary, result.attention].compactMap { $0 }.joined(separator: " ")
+            if result.attention == nil { say(line) } else { sayProblem(line) }
             // Then what others changed meanwhile.
             account.pullDue = MonotonicClock.now()
         }
@@ -251,7 +253,7 @@ final class PushWatch {
             // The other push sends what is there; look again when it is likely done.
             account.schedule(at: now + Double.random(in: 0.2...0.4))
         case .offline(let host, let port):
-            account.report(result.problem, say: say)
+            account.report(result.problem, say: sayProblem)
             account.waiting = .route(host: host, port: port)
             // A route that is there already (the failure only looked like an offline one): back off.
             if PathProbe.status(for: host, port: port) != .unavailable {
@@ -261,32 +263,50 @@ final class PushWatch {
             }
         case .temporary(let retryAfter):
             if let status = networkManagerStatus(), status.holdsRequests {
-                account.report(result.problem, say: say)
+                account.report(result.problem, say: sayProblem)
                 account.waiting = .networkManager
                 account.schedule(at: now + max(Self.networkManagerDoubt, retryAfter ?? 0))
             } else {
-                account.report(result.problem, say: say)
+                account.report(result.problem, say: sayProblem)
                 account.waiting = .retry
                 account.schedule(at: now + account.nextBackoff(retryAfter: retryAfter, now: now))
             }
         case .needsLogin:
-            account.report(result.problem, say: say)
+            account.report(result.problem, say: sayProblem)
             account.needsLogin = true
         case .signedOut:
-            say(result.problem?.named(account.name) ?? "\(account.name) was signed out.")
+            sayProblem(result.problem?.named(account.name) ?? "\(account.name) was signed out.")
             events.unwatch(account.watch)
             feeds.forget(account.name)
             accounts[account.name] = nil
         case .failed:
-            account.report(result.problem, say: say)
+            account.report(result.problem, say: sayProblem)
             account.waiting = .retry
             account.schedule(at: now + account.nextBackoff(retryAfter: nil, now: now, limit: 60))
         }
     }
 
     /// One line on standard error, whole (journald keeps it as one record).
+    /// At a terminal, what went well is said without the `lib:` of a problem.
     func say(_ line: String) {
+        let prefix = context.standardError.isTerminal ? "" : "\(ProgramInfo.name): "
+        context.standardError.write(prefix + TerminalText.escaped(line, keepingLayout: true) + "\n")
+    }
+
+    /// A problem's line: `lib:` first, at a terminal too.
+    func sayProblem(_ line: String) {
         context.standardError.write("\(ProgramInfo.name): \(TerminalText.escaped(line, keepingLayout: true))\n")
+    }
+
+    /// At a terminal, what the watch watches, once it starts: nothing says
+    /// so otherwise until a write goes.
+    private func sayWhatIsWatched() {
+        guard context.standardError.isTerminal else { return }
+        let names = accounts.keys.sorted()
+        guard !names.isEmpty else { return }
+        let what = pullsOnly ? "pulling what changes on the server" : "pushing each write saved here and pulling what changes on the server"
+        let who = onlyAccount == nil ? "every signed-in account (\(names.joined(separator: ", ")))" : names[0]
+        say("Watching \(who): \(what). Ctrl-C stops.")
     }
 }
 

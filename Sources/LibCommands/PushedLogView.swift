@@ -10,15 +10,22 @@ import LibSync
 enum PushedLogView {
     // MARK: This device's writes
 
-    /// `Dec  1 21:40  change  books/b-9  title="New" year=1990  -> "2-1a2b"`.
-    static func line(_ entry: PushedWrite, now: Double) -> String {
-        var text = LocalTime.describe(entry.pushedAt, now: now)
+    /// `2026-12-01 21:40  change  books/b-9  title="New" year=1990  -> "2-1a2b"`;
+    /// a `lib revert` is `revert`, then what it did (`delete`, `create …`, the fields).
+    static func line(_ entry: PushedWrite) -> String {
+        var text = LocalTime.stamp(entry.pushedAt)
         text += "  "
-        text += entry.kind.rawValue.padding(to: 6)
+        text += (entry.reverts == nil ? entry.kind.rawValue : "revert").padding(to: 6)
         text += "  "
         text += entry.path
-        // A delete's kind says it all ("delete deleted" said it twice).
-        if entry.kind != .delete {
+        if entry.reverts != nil {
+            switch entry.intent {
+            case .delete: text += "  delete"
+            case .create: text += "  create " + fieldsText(entry.intent)
+            case .change: text += "  " + fieldsText(entry.intent)
+            }
+        } else if entry.kind != .delete {
+            // A delete's kind says it all ("delete deleted" said it twice).
             text += "  "
             text += fieldsText(entry.intent)
         }
@@ -55,7 +62,8 @@ enum PushedLogView {
         return text.count <= 60 ? text : String(text.prefix(57)) + "..."
     }
 
-    /// One entry: `pushed_at` (unix seconds, an integer), `path`, `kind`, `changes`
+    /// One entry: `pushed_at` (unix seconds, an integer), `path`, `kind`, `revert`
+    /// (whether it was a `lib revert`), `changes`
     /// (`[{field, old, new}]`, a side where the field is absent left out),
     /// `etag` (the version it made; null after a delete).
     static func json(_ entry: PushedWrite) -> JSONValue {
@@ -71,6 +79,7 @@ enum PushedLogView {
         }
         return .object(JSONObject([
             ("pushed_at", .integer(Int64(entry.pushedAt))), ("path", .string(entry.path)), ("kind", .string(entry.kind.rawValue)),
+            ("revert", .bool(entry.reverts != nil)),
             ("changes", .array(changes)), ("etag", entry.etag.map { .string($0) } ?? .null),
             ("merged", entry.merged.map(PushJSON.merged) ?? .null),
         ]))
@@ -108,9 +117,11 @@ enum PushedLogView {
         return result.reversed()
     }
 
-    /// `v3  2026-12-01T21:41:02.123Z  bob  change  title: "Old" -> "Bob's"`.
+    /// `v3  2026-12-01 21:41  bob  change  title: "Old" -> "Bob's"`: the time
+    /// in the same local form as this device's writes.
     static func line(_ change: ServerChange) -> String {
-        var text = "v\(change.version.version)  \(change.version.at)  \(change.version.writer)  \(change.kind.rawValue)"
+        let at = LocalTime.seconds(fromUTC: change.version.at).map(LocalTime.stamp) ?? change.version.at
+        var text = "v\(change.version.version)  \(at)  \(change.version.writer)  \(change.kind.rawValue)"
         if change.kind != .delete {
             let fields = change.changes.map { field -> String in
                 switch (field.old, field.new) {

@@ -21,13 +21,20 @@ extension RetryBackoff {
     /// How long before its deadline a budget's last attempt starts: its
     /// timeouts get what is left, so that it ends by the deadline.
     static let lastAttemptLead = 0.5
+    /// The room the final attempt keeps before the deadline, when the last
+    /// one failed at once (a refused connection): enough for a connect
+    /// on a near network.
+    static let finalAttemptRoom = 0.1
 
     /// When the next attempt starts (monotonic seconds), `delay` from `now`
-    /// but never later than the budget's last attempt; nil when even that
-    /// one has been made (the budget is spent).
+    /// but never later than the budget's last attempt; once that one has
+    /// failed with time left, one more `finalAttemptRoom` before the
+    /// deadline. Nil when the budget is spent.
     static func nextAttempt(now: Double, delay: Double, deadline: Double) -> Double? {
         let lastStart = deadline - lastAttemptLead
-        guard now < lastStart else { return nil }
-        return min(now + delay, lastStart)
+        if now < lastStart { return min(now + delay, lastStart) }
+        let finalStart = deadline - finalAttemptRoom
+        guard now < finalStart else { return nil }
+        return min(now + delay, finalStart)
     }
 }

@@ -51,7 +51,7 @@ extension PushWatch {
             }
         } catch {
             let (message, code, _) = Pull.explanation(of: error, account.workspace)
-            if code != .temporaryFailure && code != .authentication && message != account.lastPullProblem { say(message) }
+            if code != .temporaryFailure && code != .authentication && message != account.lastPullProblem { sayProblem(message) }
             account.lastPullProblem = message
             switch code {
             case .temporaryFailure:

@@ -5,6 +5,7 @@ import LibStore
 public final class AccountStore {
     public let database: Database
     public var cache: Cache { Cache(db: database) }
+    public var deletionsSeen: SeenDeletions { SeenDeletions(db: database) }
     public var outbox: Outbox { Outbox(db: database) }
     public var pushedLog: PushedLog { PushedLog(db: database) }
     /// The whole collection on this device and the change feed's cursor (`lib pull`).

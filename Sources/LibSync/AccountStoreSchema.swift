@@ -80,6 +80,8 @@ enum AccountStoreSchema {
             UPDATE outbox SET sent_with = 'v1' WHERE attempts > 0 OR claimed = 1;
             """ + PushedLog.mergedColumn)
         m.register(LibraryIndexSchema.lettersFolded, sql: LibraryIndexSchema.reindexFolded)
+        m.register("009-reverts-logged", sql: PushedLog.revertsColumns)
+        m.register("010-deletions-seen", sql: SeenDeletions.migration)
         return m
     }
 }

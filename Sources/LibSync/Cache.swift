@@ -117,6 +117,12 @@ public struct Cache {
         }
     }
 
+    /// How many documents are cached under `prefix` (`books/`).
+    public func count(under prefix: String) throws -> Int {
+        Int(try db.scalar("SELECT count(*) FROM documents WHERE path >= ?1 AND path < ?2",
+                          [.text(prefix), .text(prefix + "\u{10FFFF}")])?.integer ?? 0)
+    }
+
     /// Cached document paths starting with `prefix`, for completion.
     public func paths(withPrefix prefix: String, limit: Int = 200) throws -> [String] {
         let upper = prefix + "\u{10FFFF}"

@@ -46,6 +46,13 @@ public struct LibraryMirror {
         get throws { try cursor() != nil }
     }
 
+    /// When a pull last confirmed the collection (listed it or read the
+    /// feed up to now); nil when it was never pulled.
+    public func lastPulled() throws -> UnixSeconds? {
+        guard try isPulled else { return nil }
+        return try db.scalar(cached: "SELECT fetched_at FROM collections WHERE path = ?1", [.text(collection)])?.real
+    }
+
     private var listingKey: String { "listing:" + collection }
 
     /// A listing under way, page by page: the feed's cursor taken before it
@@ -100,6 +107,7 @@ public struct LibraryMirror {
                                        [.text(low), .text(high)]).compactMap { $0[0].text }
             let gone = inRange.filter { !listed.contains($0) }
             try cache.forget(gone)
+            try SeenDeletions(db: db).record(gone, at: date)
             // Indexed some pages at a time (IndexLag), in this transaction when this page reaches the step.
             try cache.save(members, at: date, indexing: false)
             try IndexLag.stored(members.count, after: low, through: high, of: collection, in: db)
@@ -165,6 +173,7 @@ public struct LibraryMirror {
             // between saving and forgetting does not matter.
             try cache.save(fresh, at: date)
             try cache.forget(gone)
+            try SeenDeletions(db: db).record(gone, at: date)
             try db.run("UPDATE collections SET fetched_at = ?2 WHERE path = ?1", [.text(collection), .real(date)])
             try db.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)", [.text(cursorKey), .text(cursor)])
         }

@@ -15,8 +15,11 @@ public struct Outbox {
         public var intent: WriteIntent
         public var baseBody: String?
         public var baseETag: String?
+        /// The pushed log's entry this write undoes (`lib revert`): logged as a revert.
+        public var reverts: Int64?
 
-        public init(path: String, intent: WriteIntent, baseBody: String?, baseETag: String?) {
+        public init(path: String, intent: WriteIntent, baseBody: String?, baseETag: String?, reverts: Int64? = nil) {
+            self.reverts = reverts
             self.path = path
             self.intent = intent
             self.baseBody = baseBody
@@ -53,11 +56,11 @@ public struct Outbox {
             let stored = StoredIntent(write.intent)
             try db.run("""
                 INSERT INTO outbox (path, method, create_only, body, changes, base_body, base_etag, if_match,
-                    idempotency_key, created_at, updated_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)
+                    idempotency_key, created_at, updated_at, reverts)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11)
                 """, [.text(write.path), .text(stored.method), SQLValue(stored.createOnly), SQLValue(stored.body),
                       SQLValue(stored.changes), SQLValue(write.baseBody), SQLValue(write.baseETag), SQLValue(ifMatch),
-                      .text(Self.newKey()), .real(now)])
+                      .text(Self.newKey()), .real(now), SQLValue(write.reverts)])
             return .queued(seq: db.lastInsertRowID)
         }
     }
@@ -338,10 +341,11 @@ public struct Outbox {
         }
     }
 
-    /// Writes an intent into an existing row (coalescing).
+    /// Writes an intent into an existing row (coalescing): a revert with
+    /// another write folded in is no longer only a revert.
     private static func store(_ intent: WriteIntent, seq: Int64, _ db: Database, now: UnixSeconds) throws {
         let stored = StoredIntent(intent)
-        try db.run("UPDATE outbox SET method = ?2, create_only = ?3, body = ?4, changes = ?5, updated_at = ?6 WHERE seq = ?1",
+        try db.run("UPDATE outbox SET method = ?2, create_only = ?3, body = ?4, changes = ?5, updated_at = ?6, reverts = NULL WHERE seq = ?1",
                    [.integer(seq), .text(stored.method), SQLValue(stored.createOnly), SQLValue(stored.body),
                     SQLValue(stored.changes), .real(now)])
     }

@@ -43,15 +43,22 @@ public struct PushedLog {
     /// nothing parsed (it runs once per write of a push).
     static func record(_ db: Database, seq: Int64, etag: String?, merged: MergedChanges?, now: UnixSeconds) throws {
         try db.run(cached: """
-            INSERT INTO pushed_log (pushed_at, path, method, create_only, body, changes, base_body, base_etag, etag, merged)
+            INSERT INTO pushed_log (pushed_at, path, method, create_only, body, changes, base_body, base_etag, etag, merged, reverts)
             SELECT ?2, path, method, create_only, body, changes, base_body, base_etag,
-                CASE WHEN method = 'DELETE' THEN NULL ELSE ?3 END, ?4
+                CASE WHEN method = 'DELETE' THEN NULL ELSE ?3 END, ?4, reverts
             FROM outbox WHERE seq = ?1
             """, [.integer(seq), .real(now), SQLValue(etag), SQLValue(merged.map(Self.stored))])
     }
 
     /// Migration `007-protocol-v2`'s part: whose changes a write was merged with.
     static let mergedColumn = "ALTER TABLE pushed_log ADD COLUMN merged TEXT;"
+
+    /// Migration `009-reverts-logged`: the entry a write undoes (`lib revert`),
+    /// in the outbox and then in the log. Writes from before have none.
+    static let revertsColumns = """
+        ALTER TABLE outbox ADD COLUMN reverts INTEGER;
+        ALTER TABLE pushed_log ADD COLUMN reverts INTEGER;
+        """
 
     /// `{"fields": [...], "by": [...]}`, as the server said it.
     static func stored(_ merged: MergedChanges) -> String {
@@ -82,7 +89,7 @@ public struct PushedLog {
 
     private static func entries(_ db: Database, _ clause: String, _ values: [SQLValue]) throws -> [PushedWrite] {
         try db.withCachedStatement("""
-            SELECT id, pushed_at, path, method, create_only, body, changes, base_body, base_etag, etag, merged
+            SELECT id, pushed_at, path, method, create_only, body, changes, base_body, base_etag, etag, merged, reverts
             FROM pushed_log \(clause)
             """) { statement in
             try statement.bind(values)
@@ -95,7 +102,8 @@ public struct PushedLog {
                 }
                 return PushedWrite(id: id, pushedAt: s.value(at: 1).real ?? 0, path: path, intent: intent,
                                    baseBody: s.text(at: 7), baseETag: s.text(at: 8), etag: s.text(at: 9),
-                                   merged: Self.merged(from: s.text(at: 10)))
+                                   merged: Self.merged(from: s.text(at: 10)),
+                                   reverts: s.value(at: 11).integer)
             }
         }
     }
@@ -114,10 +122,13 @@ public struct PushedWrite: Sendable, Equatable {
     public let etag: String?
     /// Under protocol v2: the others' changes the server applied it on top of.
     public let merged: MergedChanges?
+    /// The entry it undid, when it was a `lib revert`.
+    public let reverts: Int64?
 
     public init(id: Int64, pushedAt: UnixSeconds, path: String, intent: WriteIntent, baseBody: String?,
-                baseETag: String?, etag: String?, merged: MergedChanges? = nil) {
+                baseETag: String?, etag: String?, merged: MergedChanges? = nil, reverts: Int64? = nil) {
         self.merged = merged
+        self.reverts = reverts
         self.id = id
         self.pushedAt = pushedAt
         self.path = path

@@ -53,6 +53,31 @@ import TestSupport
         #expect(nobody.stdout.hasPrefix("Not signed in.") && nobody.stdout.contains("set aside at a logout"), "\(nobody)")
     }
 
+    /// alice's push with only her own conflict left still says what waits
+    /// in bob's account, as it does when alice has nothing at all.
+    @Test func aPushWithItsOwnConflictStillNamesTheOtherAccountsWrites() throws {
+        let server = try startDemoServer()
+        let device = try LibHarness()
+        try device.login("bob", to: server)
+        try device.login("alice", to: server)
+        let alice = device.account("alice", on: server), bob = device.account("bob", on: server)
+        #expect(try device.lib("switch", alice).status == 0)
+        #expect(try device.lib("-A", bob, "get", "books/b-20").status == 0)
+        #expect(try device.lib("-A", bob, "edit", "books/b-20", "title=Bob's").status == 0)
+        // alice's own conflict on b-16: another device of hers changed it first.
+        #expect(try device.lib("get", "books/b-16").status == 0)
+        #expect(try device.lib("edit", "books/b-16", "title=Alice here").status == 0)
+        let other = try LibHarness()
+        try other.login("alice", to: server)
+        #expect(try other.lib("edit", "books/b-16", "title=Alice there", "--push").status == 0)
+        #expect(try device.lib("push").status == 3)
+
+        let push = try device.lib("push")
+        #expect(push.status == 3, "\(push)")
+        #expect(push.stderr.contains("1 write of \(alice) still waits for you: run `lib resolve`."), "\(push)")
+        #expect(push.stdout.contains("\(bob) also has 1 write pending: run `lib -A \(bob) push`.\n"), "\(push)")
+    }
+
     /// Search's hint to pull names the account searched when a plain `lib`
     /// would act on another one.
     @Test func searchsPullHintNamesItsAccount() throws {

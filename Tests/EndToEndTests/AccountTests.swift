@@ -61,6 +61,20 @@ import TestSupport
         #expect(lib.files().isEmpty, "\(lib.home.listing())")
     }
 
+    /// A password piped in without --password-stdin and no terminal to ask
+    /// on (setsid: no controlling terminal): refused at once, naming the flag,
+    /// instead of waiting on a terminal.
+    @Test func aPipedPasswordWithoutTheFlagAndNoTerminalIsRefused() throws {
+        let server = try startDemoServer()
+        let lib = try LibHarness()
+        let result = try CommandRunner.run("/usr/bin/setsid", ["-w", BuiltProducts.path("lib"), "login", server.baseURL, "--user", "carol"],
+                                           environment: lib.environment, stdin: "carol-demo\n", timeout: 30)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.hasPrefix("lib: standard input is not a terminal and there is no terminal to ask for the password on: "
+                                        + "to read the password from standard input, add --password-stdin\n"), "\(result)")
+        #expect(lib.files().isEmpty, "\(lib.home.listing())")
+    }
+
     @Test func serverDownDuringLogin() throws {
         let server = try startDemoServer()
         let url = server.baseURL

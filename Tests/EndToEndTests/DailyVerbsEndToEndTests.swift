@@ -65,6 +65,17 @@ import TestSupport
         #expect(revert.stdout.contains("Queued the revert of your change of books/b-10"), "\(revert)")
         #expect(try alice.lib("push").status == 0)
         #expect(try serverTitle(server, "b-10") == original10)
+        // Logged as a revert, with a date, in the one form the server's history uses too.
+        let reverted = try alice.lib(["log", "books/b-10"], environment: ["TZ": "UTC"])
+        let stamp = #/\d{4}-\d\d-\d\d \d\d:\d\d/#
+        let revertLine = try #require(reverted.stdout.split(separator: "\n").dropFirst().first.map(String.init), "\(reverted)")
+        #expect(revertLine.wholeMatch(of: #/  \d{4}-\d\d-\d\d \d\d:\d\d  revert  books\/b-10  title=".*"  -> ".*"/#) != nil, "\(reverted)")
+        #expect(revertLine.contains("title=\(JSONValue.string(original10).serialized())"), "\(reverted)")
+        let historyLines = reverted.stdout.split(separator: "\n").filter { $0.hasPrefix("  v") }
+        #expect(historyLines.count == 3 && historyLines.allSatisfy { $0.dropFirst(2).split(separator: " ")[1].wholeMatch(of: #/\d{4}-\d\d-\d\d/#) != nil
+                                                                     && $0.contains(stamp) && !$0.contains("Z  ") }, "\(reverted)")
+        let revertJSON = try validated(try alice.lib("--json", "log", "books/b-10"), "log")
+        #expect(revertJSON["pushed"]?.arrayValue?.map { $0["revert"] } == [true, false])
 
         // Bob changed the field since: the push is a conflict and bob's value stays.
         #expect(try alice.lib("edit", "books/b-9", "title=Alice's").status == 0)

@@ -33,6 +33,28 @@ import TestSupport
         #expect(checks.contains { $0["check"] == "token" && $0["account"] == .string(account) && $0["status"] == "ok" })
     }
 
+    /// Each account's offline library: how many books, when the last pull was.
+    @Test func itSaysHowManyBooksAreCachedAndWhenTheLastPullWas() throws {
+        let server = try startDemoServer()
+        let lib = try LibHarness()
+        try lib.login("alice", to: server)
+        let account = lib.account("alice", on: server)
+        let before = try lib.lib("doctor")
+        #expect(before.stdout.contains("ok       library (\(account)): no books cached; never pulled (`lib pull` keeps a copy of the whole library for offline reads)\n"), "\(before)")
+        try lib.cache(["books/b-7"], from: server, as: "alice")
+        let one = try lib.lib("doctor")
+        #expect(one.stdout.contains("ok       library (\(account)): 1 book cached; never pulled (`lib pull`"), "\(one)")
+        let pull = try lib.lib("pull")
+        #expect(pull.status == 0, "\(pull)")
+        let listed = try #require(pull.stdout.firstMatch(of: #/listed ([0-9,]+) books/#)?.output.1, "\(pull)")
+        let after = try lib.lib(["doctor"], environment: ["TZ": "UTC"])
+        #expect(after.status == 0, "\(after)")
+        let line = try #require(after.stdout.split(separator: "\n").first { $0.contains("library (") }.map(String.init), "\(after)")
+        #expect(line.wholeMatch(of: #/ok       library \(.*\): ([0-9,]+) books cached; last pull \d{4}-\d\d-\d\d \d\d:\d\d \(just now\)/#)?.output.1 == listed, "\(after)")
+        let json = try lib.lib("doctor", "--json")
+        try JSONSchemaValidator.validate(json.stdout, against: "doctor")
+    }
+
     @Test func withoutABusItExitsFourAndNamesTheBus() throws {
         let server = try startDemoServer()
         let lib = try LibHarness()

@@ -40,6 +40,24 @@ import TestSupport
         #expect(try alice.pending() == 1)
     }
 
+    /// `--wait 5` against a refused connection uses all 5 s: the attempt
+    /// half a second before the deadline fails at once, and one more comes
+    /// after it (it used to give up at 4.56 s).
+    @Test func waitFiveOnARefusedConnectionWaitsTheWholeFiveSeconds() throws {
+        let server = try startDemoServer()
+        let alice = try LibHarness()
+        try alice.login("alice", to: server)
+        #expect(try alice.lib("edit", "books/w-3", "--create", "title=Waiting").status == 0)
+        server.stop()
+        let started = monotonicNow()
+        let push = try alice.lib("push", "--wait", "5")
+        let elapsed = monotonicNow() - started
+        #expect(push.status == 75, "\(push)")
+        #expect(push.stderr == "lib: Couldn't reach 127.0.0.1:\(server.port): connection refused — the server may be down. 1 write is saved on this device.\n", "\(push)")
+        #expect(elapsed >= 5 && elapsed < 30, "\(elapsed) s")
+        #expect(try alice.pending() == 1)
+    }
+
     @Test(.enabled(if: NetworkNamespace.isSupported, NetworkNamespace.skipReason))
     func offlineUntilARouteAppearsThenPushedAtOnce() throws {
         let net = try OfflineMachine()

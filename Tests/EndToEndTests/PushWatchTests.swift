@@ -185,3 +185,33 @@ import TestSupport
         #expect(result.stderr.hasPrefix("lib: '--watch' and '--wait' cannot be used together"), "\(result)")
     }
 }
+
+/// `push --watch` at a terminal (issue 37): it says at once what it
+/// watches, and a push that went is said without the `lib:` of a problem.
+@Suite struct PushWatchAtATerminalTests {
+    @Test func itSaysWhatItWatchesAndSuccessesCarryNoPrefix() throws {
+        let server = try startDemoServer()
+        let alice = try LibHarness()
+        try alice.login("alice", to: server)
+        let account = alice.account("alice", on: server)
+        try alice.cache(["books/b-7"], from: server, as: "alice")
+        #expect(try alice.lib("edit", "books/b-7", "title=Watched").status == 0)
+        let lib = BuiltProducts.path("lib")
+        // The watcher on a pseudo-terminal; stopped once the write is on the server (at most 30 s).
+        let script = """
+            stty cols 200 2>/dev/null
+            \(lib) push --watch & watcher=$!
+            tries=0
+            until \(lib) status --porcelain | grep -q '^pending 0$' || [ $tries -ge 300 ]; do sleep 0.1; tries=$((tries + 1)); done
+            kill -TERM $watcher; wait $watcher; echo "watcher ended $?"
+            """
+        let run = try CommandRunner.run("/usr/bin/script", ["-qec", script, "/dev/null"], environment: alice.environment, timeout: 60)
+        let lines = run.stdout.replacingOccurrences(of: "\r", with: "").split(separator: "\n").map(String.init)
+        #expect(lines.first == "Watching \(account): pushing each write saved here and pulling what changes on the server. Ctrl-C stops.",
+                "\(run.stdout.debugDescription)")
+        #expect(lines.contains("Pushed 1 write to 127.0.0.1:\(server.port) as \(account)."), "\(run.stdout.debugDescription)")
+        #expect(!lines.contains { $0.hasPrefix("lib: ") }, "\(run.stdout.debugDescription)")
+        #expect(lines.last == "watcher ended 0", "\(run.stdout.debugDescription)")
+        #expect(try serverHistory(server, book: "b-7").last?.document?.contains("\"Watched\"") == true)
+    }
+}

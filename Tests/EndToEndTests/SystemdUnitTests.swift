@@ -10,6 +10,20 @@ import TestSupport
     static let units = ["lib-push.service", "lib-push-once.service", "lib-push.timer"]
     static let analyze = "/usr/bin/systemd-analyze"
 
+    /// The man page's unit example is the packaged unit's line (the Debian
+    /// package installs with PREFIX /usr), and FILES names only what lib makes.
+    @Test func theManPageAgreesWithThePackagedUnits() throws {
+        let manual = try String(contentsOfFile: Self.repository + "/man/lib.1", encoding: .utf8)
+        for unit in ["lib-push-once.service", "lib-push.service"] {
+            let text = try String(contentsOfFile: Self.repository + "/contrib/systemd/" + unit, encoding: .utf8)
+            let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("ExecStart=") }, "\(unit)")
+            let packaged = line.replacingOccurrences(of: "/usr/local/bin/", with: "/usr/bin/")
+            // groff escapes a hyphen as \-.
+            #expect(manual.contains(packaged.replacingOccurrences(of: "-", with: "\\-")), "\(unit): \(packaged)")
+        }
+        #expect(!manual.contains("local/state") && !manual.contains("$LIB_HOME/state"), "FILES names a directory lib never makes")
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: analyze), "needs systemd-analyze (systemd)"))
     func installedUnitsPassSystemdAnalyzeVerify() throws {
         let scratch = try TemporaryDirectory("lib-units")
@@ -29,6 +43,8 @@ import TestSupport
         #expect(once.contains("\nType=oneshot\n"))
         let timer = try String(contentsOfFile: directory + "/lib-push.timer", encoding: .utf8)
         #expect(timer.contains("\nOnUnitActiveSec=10min\n") && timer.contains("\nUnit=lib-push-once.service\n"))
+        // Installed (or packaged), a unit says nothing of how it was installed.
+        for text in [service, once, timer] { #expect(!text.contains("make install"), "\(text)") }
 
         // --user needs a runtime directory even to verify; a private one.
         let runtime = scratch.file("runtime")

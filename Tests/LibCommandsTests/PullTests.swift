@@ -102,3 +102,30 @@ func aFeedAnswerThatIsNotTheServersIsKeptNowhere(answer: HTTPResponse) throws {
     let offline = machine.lib("get", "--offline", "books")
     #expect(JSONValue.parsing(offline.stdout)?["items"]?.arrayValue?.count == 1, "\(offline)")
 }
+
+/// After a pull, an offline read counts the copy's age from that pull (it
+/// read the feed up to then), not from the first fetch; and a book the pull
+/// saw deleted reads as deleted on the server, not as not cached.
+@Test func offlineReadsAfterAPullCountFromItAndKnowItsDeletions() throws {
+    let machine = try Machine()
+    defer { machine.verify() }
+    signedInWithAListing(machine)
+    #expect(machine.lib("pull").exitCode == .success)
+    machine.clock.advance(by: 5 * 60)
+    machine.server.on("GET", "/v1/changes?limit=1000&since=e-1") { _ in
+        Answers.json(200, ["items": [["id": "b-1", "etag": "\"2-d\"", "document": nil]], "next": "e-3"])
+    }
+    #expect(machine.lib("pull").stdout.hasSuffix(": 0 changed, 1 deleted.\n"))
+    machine.clock.advance(by: 2)
+
+    let dune = machine.lib("get", "books/b-7", "--offline")
+    #expect(dune.exitCode == .success, "\(dune)")
+    #expect(dune.stderr.hasPrefix("Showing the copy saved just now."), "\(dune)")
+    let json = machine.lib("--json", "get", "books/b-7", "--offline")
+    #expect(JSONValue.parsing(json.stdout)?["_cached"]?["age_seconds"] == .integer(2), "\(json)")
+
+    let gone = machine.lib("get", "books/b-1", "--offline")
+    #expect(gone.exitCode == .failure, "\(gone)")
+    #expect(gone.stderr.hasPrefix("lib: books/b-1 was deleted on the server (the pull of 20"), "\(gone)")
+    #expect(gone.stderr.hasSuffix(" saw it gone).\n"), "\(gone)")
+}

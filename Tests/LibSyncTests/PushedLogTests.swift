@@ -94,6 +94,8 @@ import TestSupport
                 DELETE FROM schema_migrations WHERE name = '004-pushed-log';
                 ALTER TABLE outbox DROP COLUMN sent_with;
                 DELETE FROM schema_migrations WHERE name = '007-protocol-v2';
+                ALTER TABLE outbox DROP COLUMN reverts;
+                DELETE FROM schema_migrations WHERE name = '009-reverts-logged';
                 """)
         }
         let reader = try AccountStore(readingFrom: path)

@@ -9,6 +9,7 @@ import LibNet
 import LibStore
 import LibBase
 import LibClient
+import LibSync
 
 /// `lib doctor`: checks, in the order a failure in one explains the next,
 /// the session bus, the Secret Service, each account's token, store and
@@ -25,7 +26,8 @@ enum Doctor: Verb {
             (DBUS_SESSION_BUS_ADDRESS, $XDG_RUNTIME_DIR/bus or /run/user/$UID/bus) \
             and whether cron jobs will find it too; whether the Secret Service \
             answers and is unlocked; each account's token; each account's store \
-            (PRAGMA quick_check); the network path to each server and whether \
+            (PRAGMA quick_check); each account's offline library (how many books \
+            are cached, and when the last pull was); the network path to each server and whether \
             the server says who the token is; the clock against the server's Date; and the \
             proxies in effect.
 
@@ -75,6 +77,7 @@ enum Doctor: Verb {
             let (check, token) = tokenCheck(workspace, secretServiceWorks: keyringWorks)
             if let check { checks.append(check) }
             checks.append(storeCheck(workspace))
+            checks.append(libraryCheck(workspace))
             checks += serverChecks(workspace, token: token)
             checks.append(accountProxyCheck(workspace.account.origin, account: workspace.name, context.environment))
         }
@@ -274,6 +277,33 @@ enum Doctor: Verb {
             return .problem("store", account: workspace.name, error.message, fix: nil, .failure)
         } catch {
             return .problem("store", account: workspace.name, "\(error)", fix: nil, .failure)
+        }
+    }
+
+    // MARK: - The offline library
+
+    /// "20,000 books cached; last pull 2026-12-04 21:10 (5 minutes ago)", or
+    /// "never pulled" with the command that copies the library.
+    static func libraryCheck(_ workspace: AccountWorkspace) -> DoctorCheck {
+        let path = workspace.paths.storePath(workspace.name)
+        let collection = Pull.collection.description
+        let never = "never pulled (`\(workspace.lib) pull` keeps a copy of the whole library for offline reads)"
+        guard access(path, F_OK) == 0 else {
+            return .ok("library", account: workspace.name, "no \(collection) cached; " + never)
+        }
+        do {
+            let store = try AccountStore(readingFrom: path)
+            let count = try store.cache.count(under: collection + "/")
+            let books = count == 0 ? "no \(collection)" : Wording.count(count, "book")
+            guard let pulled = try LibraryMirror(db: store.database, collection: collection).lastPulled() else {
+                return .ok("library", account: workspace.name, "\(books) cached; " + never)
+            }
+            let ago = AgeWording.describe(seconds: workspace.context.now().secondsSince1970 - pulled)
+            return .ok("library", account: workspace.name, "\(books) cached; last pull \(LocalTime.stamp(pulled)) (\(ago))")
+        } catch let error as any ReportableError {
+            return .problem("library", account: workspace.name, error.message, fix: nil, .failure)
+        } catch {
+            return .problem("library", account: workspace.name, "\(error)", fix: nil, .failure)
         }
     }
 

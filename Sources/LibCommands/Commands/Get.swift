@@ -144,9 +144,14 @@ enum Get: Verb {
     private static func showOffline(_ path: ResourcePath, _ workspace: AccountWorkspace) throws -> ExitCode {
         let storePath = workspace.paths.storePath(workspace.name)
         // A missing store (nothing read yet) is "not cached", not an error.
-        let copy = access(storePath, F_OK) == 0 ? try LocalCopy.read(path, from: AccountStore(readingFrom: storePath)) : nil
+        let store = access(storePath, F_OK) == 0 ? try AccountStore(readingFrom: storePath) : nil
+        let copy = try store.flatMap { try LocalCopy.read(path, from: $0) }
         workspace.writePromptFileIfMissing()
         guard let copy else {
+            if let seen = try store?.deletionsSeen.seenAt(path.description) {
+                throw CommandFailure("\(path) was deleted on the server (the pull of \(LocalTime.stamp(seen)) saw it gone).",
+                                     reason: "deleted-on-server")
+            }
             throw CommandFailure("\(path) is not cached for \(workspace.name): run `lib get \(path)` while online")
         }
         let context = workspace.context

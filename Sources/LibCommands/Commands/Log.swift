@@ -97,12 +97,11 @@ enum Log: Verb {
             context.standardOutput.write(json(workspace.name, key, entries, history: history, missing: missing).prettyPrinted() + "\n")
             return .success
         }
-        let now = context.now().secondsSince1970
         var text = "Pushed from this device for \(workspace.name)\(key.map { " (\($0))" } ?? ""), newest first:\n"
         if entries.isEmpty { text += "  nothing yet\n" }
         for entry in entries {
             text += "  "
-            text += PushedLogView.line(entry, now: now)
+            text += PushedLogView.line(entry)
             text += "\n"
         }
         if let key, !options.offline {

@@ -233,8 +233,13 @@ enum Login: Verb {
             if options.secretSource == .passwordFromStdin {
                 password = readSecret(context)
             } else {
-                guard let typed = TerminalPrompt.ask("Password for \(user)@\(server.hostAndPort): ", secret: true) else {
-                    throw UsageError("no terminal to ask for the password on: use --password-stdin", command: "login")
+                // A password piped in without --password-stdin is not read: said before the prompt, or instead of it.
+                let piped = !context.standardInput.isTerminal
+                let notice = piped ? "Standard input is not read without --password-stdin.\n" : ""
+                guard let typed = TerminalPrompt.ask(notice + "Password for \(user)@\(server.hostAndPort): ", secret: true) else {
+                    throw UsageError(piped
+                        ? "standard input is not a terminal and there is no terminal to ask for the password on: to read the password from standard input, add --password-stdin"
+                        : "no terminal to ask for the password on: use --password-stdin", command: "login")
                 }
                 password = typed
             }

@@ -148,7 +148,9 @@ enum Push: Verb {
                 report(result, context, workspace: workspace, naming: workspaces.count > 1)
             }
             worst = worse(worst, result.exitCode)
-            if !options.all && result.answered == 0 && result.exitCode == .success && !context.globalOptions.quiet
+            // Nothing sent, for lack of writes or with only this account's own
+            // conflicts left: what waits in the other accounts is said either way.
+            if !options.all && result.answered == 0 && [.success, .attention].contains(result.exitCode) && !context.globalOptions.quiet
                 && !context.globalOptions.json {
                 let elsewhere = WaitingElsewhere(context: context, paths: workspace.paths, index: workspace.index)
                 let others = elsewhere.otherAccounts(besides: [workspace.account], verb: "push") + elsewhere.setAsideWithoutAccount()

@@ -82,7 +82,8 @@ enum Revert: Verb {
                 context.standardOutput.write("Nothing to revert: \(key) already is as it was before your \(pushed.kind.rawValue) of \(when).\n")
             }
             return .success
-        case .write(let write, let againstSeen):
+        case .write(var write, let againstSeen):
+            write.reverts = pushed.id
             try store.outbox.enqueue(write, now: now)
             let pending = try store.outbox.counts().pending
             if context.globalOptions.json {
