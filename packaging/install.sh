@@ -76,6 +76,10 @@ lib() {
     if [ "$layout" = debian ]; then
         install -d "$d/share/doc/lib"
         install -m 0644 "$src/README.md" "$d/share/doc/lib/README.md"
+        # The user's guides beyond the man page (docs/ARCHITECTURE.md is for developers).
+        for f in CLI.md JSON.md KEYRING.md NETWORK.md PUSH.md READS.md WATCH.md; do
+            install -m 0644 "$src/docs/$f" "$d/share/doc/lib/$f"
+        done
     fi
 }
 
@@ -89,7 +93,9 @@ lib_server() {
         unit lib-server.service "$server_destdir$system_units"
         install -d "$server_destdir/etc/default" "$d/share/doc/lib-server"
         install -m 0644 "$src/packaging/debian/lib-server.default" "$server_destdir/etc/default/lib-server"
-        install -m 0644 "$src/docs/DEPLOY.md" "$d/share/doc/lib-server/DEPLOY.md"
+        for f in DEPLOY.md PROTOCOL.md FAULTS.md openapi.yaml; do
+            install -m 0644 "$src/docs/$f" "$d/share/doc/lib-server/$f"
+        done
     fi
 }
 

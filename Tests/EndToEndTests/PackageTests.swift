@@ -179,8 +179,12 @@ import TestSupport
             #expect(lint.status == 0 && lint.stdout.isEmpty, "\(lint)")
         }
         for file in ["usr/libexec/lib/lib-online", "usr/share/lib/prompt/lib-prompt.bash", "usr/share/lib/schemas/status.schema.json",
-                     "usr/share/doc/lib/README.md", "usr/share/doc/lib/copyright", "usr/lib/systemd/user/lib-push.timer"] {
+                     "usr/share/doc/lib/README.md", "usr/share/doc/lib/copyright", "usr/lib/systemd/user/lib-push.timer",
+                     "usr/share/doc/lib/CLI.md", "usr/share/doc/lib/KEYRING.md", "usr/share/doc/lib/NETWORK.md"] {
             #expect(FileManager.default.fileExists(atPath: "\(root)/\(file)"), "\(file) is not in the lib package")
+        }
+        for file in ["usr/share/doc/lib-server/DEPLOY.md", "usr/share/doc/lib-server/PROTOCOL.md", "usr/share/doc/lib-server/openapi.yaml"] {
+            #expect(FileManager.default.fileExists(atPath: "\(built.serverRoot)/\(file)"), "\(file) is not in the lib-server package")
         }
     }
 
