@@ -13,7 +13,7 @@ import TestSupport
         let server = try startDemoServer()
         let alice = try LibHarness()
         let mount = try TemporaryDirectory("lib-e2e-full")
-        let mounted = try CommandRunner.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", mount.path])
+        let mounted = try CommandRunner.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", mount.path])
         try #require(mounted.status == 0, "\(mounted)")
         defer { _ = try? CommandRunner.run("/usr/bin/umount", [mount.path]) }
         _ = try CommandRunner.run("/bin/dd", ["if=/dev/zero", "of=\(mount.path)/filler", "bs=4k"])
