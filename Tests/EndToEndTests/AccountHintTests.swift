@@ -6,13 +6,19 @@ import TestSupport
 /// account, every hint works pasted as printed, and status and push say
 /// what waits in the other accounts and at a logout.
 @Suite struct AccountHintTests {
-    @Test func hintsNameTheAccountTheyActOnAndStatusNamesTheOthers() throws {
+    /// One device signed in as bob and as alice, alice the current account.
+    static func bobAndAliceOnOneDevice() throws -> (server: ServerProcess, device: LibHarness, alice: String, bob: String) {
         let server = try startDemoServer()
         let device = try LibHarness()
         try device.login("bob", to: server)
         try device.login("alice", to: server)
         let alice = device.account("alice", on: server), bob = device.account("bob", on: server)
         #expect(try device.lib("switch", alice).status == 0)
+        return (server, device, alice, bob)
+    }
+
+    @Test func hintsNameTheAccountTheyActOnAndStatusNamesTheOthers() throws {
+        let (server, device, alice, bob) = try Self.bobAndAliceOnOneDevice()
         // bob edits b-16 on this device; on another, alice changes it first.
         #expect(try device.lib("-A", bob, "get", "books/b-16").status == 0)
         #expect(try device.lib("-A", bob, "edit", "books/b-16", "title=Bob's").status == 0)
@@ -56,12 +62,7 @@ import TestSupport
     /// alice's push with only her own conflict left still says what waits
     /// in bob's account, as it does when alice has nothing at all.
     @Test func aPushWithItsOwnConflictStillNamesTheOtherAccountsWrites() throws {
-        let server = try startDemoServer()
-        let device = try LibHarness()
-        try device.login("bob", to: server)
-        try device.login("alice", to: server)
-        let alice = device.account("alice", on: server), bob = device.account("bob", on: server)
-        #expect(try device.lib("switch", alice).status == 0)
+        let (server, device, alice, bob) = try Self.bobAndAliceOnOneDevice()
         #expect(try device.lib("-A", bob, "get", "books/b-20").status == 0)
         #expect(try device.lib("-A", bob, "edit", "books/b-20", "title=Bob's").status == 0)
         // alice's own conflict on b-16: another device of hers changed it first.
