@@ -77,18 +77,20 @@ import TestSupport
     }
 
     @Test func secondRequestWhileTheFirstIsInFlightIs409() throws {
-        let demo = try DemoServer(extraArguments: ["--fault", "delay=5000,method=PUT,times=1"])
+        // 20 s in flight: on a loaded machine, seeing the claim and sending the second request took over 5 s.
+        let demo = try DemoServer(extraArguments: ["--fault", "delay=20000,method=PUT,times=1"])
         let alice = try demo.signIn("alice")
         let etag = try alice.etag(of: "b-7")
         let body = #"{"title":"Slow"}"#
         let firstStatus = Box<Int>()
+        let patient = try SignedInClient(client: demo.client(timeout: 90), token: alice.token, userID: alice.userID)
         let thread = Thread {
-            let status = (try? alice.put("b-7", body, ifMatch: etag, key: "slow-key").status) ?? -1
+            let status = (try? patient.put("b-7", body, ifMatch: etag, key: "slow-key").status) ?? -1
             firstStatus.set(status)
         }
         let other = try demo.signIn("alice")
         thread.start()
-        // The first request claims its key (a row the server commits), then sits in its in-flight window for 5 s.
+        // The first request claims its key (a row the server commits), then sits in its in-flight window.
         let claimed = try ProcessState.waitUntil {
             try TestDatabase.query(demo.server.databasePath, "SELECT count(*) FROM idempotency WHERE key = 'slow-key'")
                 .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
@@ -96,8 +98,9 @@ import TestSupport
         try #require(claimed, "the first request never claimed its key")
         let second = try SignedInClient(client: other.client, token: alice.token, userID: alice.userID)
             .put("b-7", body, ifMatch: etag, key: "slow-key")
+        #expect(second.header("Idempotent-Replayed") == nil, "the second request came after the first had finished")
         #expect(second.status == 409)
-        #expect(ProcessState.waitUntil(timeout: 60) { firstStatus.get() != nil })
+        #expect(ProcessState.waitUntil(timeout: 90) { firstStatus.get() != nil })
         #expect(firstStatus.get() == 200)
         let third = try other.put("b-7", body, ifMatch: etag, key: "slow-key")
         #expect(third.status == 200)
