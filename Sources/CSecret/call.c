@@ -249,21 +249,18 @@ int secret_call_run(SecretCall *call, SecretOperation operation, char **secret, 
     return status;
 }
 
-void secret_call_begin_unlock(SecretCall *call) {
+/* The unlock prompt has its own time limit: the phase's clock starts again when it opens and when it closes. */
+static void set_unlocking(SecretCall *call, int unlocking) {
     pthread_mutex_lock(&call->mutex);
-    call->unlocking = 1;
+    call->unlocking = unlocking;
     call->phase_started = monotonic_now();
     pthread_cond_broadcast(&call->changed);
     pthread_mutex_unlock(&call->mutex);
 }
 
-void secret_call_end_unlock(SecretCall *call) {
-    pthread_mutex_lock(&call->mutex);
-    call->unlocking = 0;
-    call->phase_started = monotonic_now();
-    pthread_cond_broadcast(&call->changed);
-    pthread_mutex_unlock(&call->mutex);
-}
+void secret_call_begin_unlock(SecretCall *call) { set_unlocking(call, 1); }
+
+void secret_call_end_unlock(SecretCall *call) { set_unlocking(call, 0); }
 
 int secret_call_timeout_status(SecretCall *call) {
     pthread_mutex_lock(&call->mutex);

@@ -40,7 +40,6 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
         let offline = path == .unavailable && failure.kind.dependsOnPath
         var reason: FailureReason
         var message: String
-        var exitCode = ExitCode.temporaryFailure
         let proxy = failure.proxy
         // A connection that failed is the proxy's when one is in effect (the server was not tried).
         let unreached = proxy.map { "\($0)" } ?? server
@@ -83,29 +82,24 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
         case .answerTooLarge(let limit):
             reason = .answerTooLarge
             message = "\(server) sent an answer larger than lib's limit of \(Self.bytes(limit)) (\(TransportConfiguration.maxAnswerBytesVariable)): lib stopped reading it and kept nothing of it."
-            exitCode = ExitCode.failure
         case .tlsUntrusted:
             reason = .tlsUntrusted
             message = "Couldn't connect securely to \(server): its certificate is not trusted. For a self-hosted server, set \(TransportConfiguration.caBundleVariable) to its CA certificate."
-            exitCode = ExitCode.failure
         case .tlsNameMismatch:
             reason = .tlsNameMismatch
             message = "Couldn't connect securely to \(server): its certificate is for another name — a captive portal or a proxy may be intercepting (sign in to the network), or the server URL names the wrong host." 
         case .tlsHandshake:
             reason = .tlsHandshake
             message = "Couldn't connect securely to \(server): the TLS handshake failed (is it an HTTPS port?)."
-            exitCode = ExitCode.failure
         case .tlsCABundleUnreadable:
             reason = .tlsCABundle
             message = "Couldn't read the CA certificates for \(server) (check \(TransportConfiguration.caBundleVariable))."
-            exitCode = ExitCode.failure
         case .connectionLost:
             reason = .connectionLost
             message = proxy.map { "The connection to \(host) through \($0) was lost." } ?? "The connection to \(host) was lost."
         case .notHTTP:
             reason = .notHTTP
             message = "\(server) didn't answer with HTTP: check the server URL (http or https?)."
-            exitCode = ExitCode.failure
         case .redirected(let status, let location) where failure.redirectsToAnotherHost(location):
             reason = .redirectElsewhere(status: status)
             message = "\(host) answered \(status) with a redirect to \(location ?? "another host"): a captive portal or a proxy may be intercepting. Sign in to the network, then try again."
@@ -113,7 +107,6 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
             reason = .redirect(status: status)
             let target = location.map { " to \($0)" } ?? ""
             message = "\(host) answered \(status) with a redirect\(target); lib doesn't follow redirects: check the server URL."
-            exitCode = ExitCode.failure
         case .serverError(let status, let statusReason, let retryAfter):
             reason = .serverError(status: status, retryAfter: retryAfter?.seconds)
             let phrase = statusReason.isEmpty ? "" : " \(statusReason)"
@@ -124,30 +117,25 @@ public struct FailureExplanation: Sendable, Equatable, CustomStringConvertible {
         case .unauthorized:
             reason = .unauthorized
             message = "Your session for \(account ?? host) has expired: run `lib login`."
-            exitCode = ExitCode.authentication
         case .libcurlUnavailable(let loaderReason):
             reason = .libcurlUnavailable
             message = "libcurl could not be loaded (\(loaderReason)): install libcurl4."
-            exitCode = ExitCode.failure
         case .invalidRequest(let problem):
             reason = .invalidRequest
             message = "Couldn't send the request to \(server): \(problem)."
-            exitCode = ExitCode.failure
         case .other(let problem):
             reason = .failed
             message = "Couldn't reach \(server): \(problem)."
-            exitCode = ExitCode.failure
         }
         // NetworkManager's word leads: a portal or a half-made connection
         // explains the failure better than its symptom, and it passes.
         if let networkManager, failure.kind.mayBeTheNetwork, let held = Self.networkManagerSays(networkManager) {
             reason = held.reason
             message = held.sentence + " " + message
-            exitCode = ExitCode.temporaryFailure
         }
         self.reason = reason
         self.headline = message
-        self.exitCode = exitCode
+        self.exitCode = reason.exitCode
         self.pendingWrites = pendingWrites
     }
 

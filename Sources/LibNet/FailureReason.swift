@@ -1,3 +1,5 @@
+import LibBase
+
 /// Why a request failed, as a value code can branch on; `token` is its
 /// stable spelling for scripts and tests (`lib-net-check`, a write's last
 /// error). The words people read come from `FailureExplanation`.
@@ -54,6 +56,17 @@ public enum FailureReason: Sendable, Equatable {
         case .invalidRequest: "invalid-request"
         case .failed: "failed"
         case .networkManager(let hold): "nm-" + hold.rawValue
+        }
+    }
+    /// The exit code (DESIGN.md, "Exit codes"): 75 when trying again later
+    /// may work, 77 when the user must sign in, 1 when something must change first.
+    public var exitCode: ExitCode {
+        switch self {
+        case .unauthorized: .authentication
+        case .answerTooLarge, .tlsUntrusted, .tlsHandshake, .tlsCABundle, .notHTTP, .redirect,
+             .libcurlUnavailable, .invalidRequest, .failed:
+            .failure
+        default: .temporaryFailure
         }
     }
 }

@@ -13,24 +13,6 @@ public enum Chain {
     public struct Version: Sendable, Equatable {
         public var body: String?
         public var etag: String?
-
-        public init(body: String?, etag: String?) {
-            self.body = body
-            self.etag = etag
-        }
-
-        /// The version a successful write left: the document the server
-        /// answered with (or, without one, the document sent), or none after
-        /// a delete.
-        public init(after item: OutboxItem, document: String?, etag: String?) {
-            if item.method == .delete {
-                self.init(body: nil, etag: nil)
-            } else {
-                self.init(body: document ?? item.documentToSend.map { JSONValue.object($0).serialized() }, etag: etag)
-            }
-        }
-
-        var object: JSONObject? { body.flatMap { try? JSONParser.parse($0) }?.objectValue }
     }
 
     public enum Next: Sendable, Equatable {
@@ -45,4 +27,19 @@ public enum Chain {
         if item.intent.clashes(base: item.base, target: version.object) { return .clash }
         return .send(item.rebased(onto: version.body, etag: version.etag))
     }
+}
+
+extension Chain.Version {
+    /// The version a successful write left: the document the server
+    /// answered with (or, without one, the document sent), or none after
+    /// a delete.
+    public init(after item: OutboxItem, document: String?, etag: String?) {
+        if item.method == .delete {
+            self.init(body: nil, etag: nil)
+        } else {
+            self.init(body: document ?? item.documentToSend.map { JSONValue.object($0).serialized() }, etag: etag)
+        }
+    }
+
+    var object: JSONObject? { body.flatMap { try? JSONParser.parse($0) }?.objectValue }
 }
