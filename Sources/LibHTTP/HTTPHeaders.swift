@@ -81,6 +81,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// ASCII case-insensitive comparison without allocating lowercased copies.
     public static func sameName(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
         var left = a.utf8.makeIterator(), right = b.utf8.makeIterator()
         while true {
             switch (left.next(), right.next()) {

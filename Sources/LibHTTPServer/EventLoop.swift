@@ -131,6 +131,7 @@ final class EventLoop: @unchecked Sendable {
             if event.writable != 0 && connection.outputSent < connection.output.count {
                 flush(connection)
             }
+            if event.readable != 0 { connection.mayHaveBytes = true }
             if event.readable != 0 && !connection.isClosed { drive(connection) }
         }
     }
@@ -320,6 +321,7 @@ final class EventLoop: @unchecked Sendable {
             // Its bytes may be in the socket already, the loop not yet at its
             // event (a client that just connected, under a flood): read them
             // first; a request they finish is not cut off.
+            connection.mayHaveBytes = true
             drive(connection)
             guard isLive(entry) else { continue }
             guard connection.countsAgainstLimit else {
@@ -363,6 +365,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func receive(_ connection: LoopConnection, keeping: Bool) -> Received {
         if connection.peerClosed { return .endOfFile }
+        guard connection.mayHaveBytes else { return .wouldBlock }
         while true {
             let count = scratch.withUnsafeMutableBytes { Glibc.recv(connection.fd, $0.baseAddress, $0.count, 0) }
             if count > 0 {
@@ -375,7 +378,9 @@ final class EventLoop: @unchecked Sendable {
             }
             switch errno {
             case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            case EAGAIN, EWOULDBLOCK:
+                connection.mayHaveBytes = false
+                return .wouldBlock
             default: return .failed
             }
         }

@@ -41,6 +41,11 @@ final class LoopConnection {
     var isBusy = false
     /// The peer has sent end-of-file: what it sent before is still served.
     var peerClosed = false
+    /// Bytes may wait in the socket: epoll (edge-triggered) said so, or
+    /// nothing has looked, since the last read that found none. Without it
+    /// the loop does not ask (a read after each answer, which a client that
+    /// waits for the answer has not yet followed, would find nothing).
+    var mayHaveBytes = true
     /// Closed and forgotten by its loop: nothing may touch it any more.
     var isClosed = false
 

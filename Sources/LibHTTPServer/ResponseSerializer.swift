@@ -26,28 +26,57 @@ enum ResponseSerializer {
     static func serialize(_ response: HTTPResponse, headOnly: Bool, connection: String?, date: String? = nil) -> [UInt8] {
         // A status line needs three digits; anything else is a handler bug.
         let status = (100...999).contains(response.status) ? response.status : 500
-        var text = "HTTP/1.1 \(status) \(HTTPStatus.reasonPhrase(status))\r\n"
+        let noBody = HTTPStatus.forbidsBody(status)
+        let sendsBody = !noBody && !headOnly
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256 + (sendsBody ? response.body.count : 0))
+        bytes += "HTTP/1.1 ".utf8
+        appendDecimal(status, to: &bytes)
+        bytes.append(UInt8(ascii: " "))
+        bytes += HTTPStatus.reasonPhrase(status).utf8
+        bytes += crlf
         var hasDate = false
         for field in response.headers {
             guard !field.name.isEmpty, field.name.utf8.allSatisfy(RequestParser.isTokenByte),
                   !ownedFields.contains(where: { HTTPHeaders.sameName($0, field.name) })
             else { continue }
             if HTTPHeaders.sameName(field.name, "Date") { hasDate = true }
-            text += field.name + ": " + sanitized(field.value) + "\r\n"
+            appendField(field.name, field.value, to: &bytes)
         }
-        let noBody = HTTPStatus.forbidsBody(status)
-        if !noBody { text += "Content-Length: \(response.body.count)\r\n" }
-        if !hasDate { text += "Date: \(date ?? currentDate())\r\n" }
-        if let connection { text += "Connection: \(connection)\r\n" }
-        text += "\r\n"
-        var bytes = Array(text.utf8)
-        if !noBody && !headOnly { bytes += response.body }
+        if !noBody {
+            bytes += "Content-Length: ".utf8
+            appendDecimal(response.body.count, to: &bytes)
+            bytes += crlf
+        }
+        if !hasDate { appendField("Date", date ?? currentDate(), to: &bytes) }
+        if let connection { appendField("Connection", connection, to: &bytes) }
+        bytes += crlf
+        if sendsBody { bytes += response.body }
         return bytes
     }
 
-    /// CR, LF and NUL in a value would split or end the header: replace them.
+    private static let crlf: [UInt8] = [13, 10]
+
+    /// `NAME: VALUE` and CRLF, the value's CR, LF and NUL (which would split
+    /// or end the header) made spaces.
+    private static func appendField(_ name: String, _ value: String, to bytes: inout [UInt8]) {
+        bytes += name.utf8
+        bytes += ": ".utf8
+        let start = bytes.count
+        bytes += value.utf8
+        if bytes[start...].contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
+            bytes.replaceSubrange(start..., with: sanitized(value).utf8)
+        }
+        bytes += crlf
+    }
+
+    /// A CRLF, a CR, an LF or a NUL becomes one space.
     private static func sanitized(_ value: String) -> String {
-        guard value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else { return value }
-        return String(value.map { $0 == "\r" || $0 == "\n" || $0 == "\r\n" || $0 == "\0" ? " " : $0 })
+        String(value.map { $0 == "\r" || $0 == "\n" || $0 == "\r\n" || $0 == "\0" ? " " : $0 })
+    }
+
+    private static func appendDecimal(_ number: Int, to bytes: inout [UInt8]) {
+        if number >= 10 { appendDecimal(number / 10, to: &bytes) }
+        bytes.append(UInt8(ascii: "0") + UInt8(number % 10))
     }
 }

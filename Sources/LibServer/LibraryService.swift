@@ -68,8 +68,8 @@ public final class LibraryService: Sendable {
     }
 
     private func route(_ request: HTTPRequest) -> HTTPReply {
-        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false)
-        let match = routes.match(request)
+        let segments = RouteTable.segments(of: request.path)
+        let match = routes.match(request, segments: segments)
         // The fault controls never meet the faults they control.
         if segments.count >= 2, segments[1] == "_test" { return answer(match, to: request) }
         let isWrite = if case .route(let route, _) = match { route.isWrite } else { false }
@@ -184,10 +184,10 @@ public final class LibraryService: Sendable {
 
     static func bearerToken(_ request: HTTPRequest) -> String? {
         guard let header = request.headers["Authorization"] else { return nil }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        guard let space = header.utf8.firstIndex(of: UInt8(ascii: " ")),
+              HTTPHeaders.sameName(String(header[..<space]), "Bearer") else { return nil }
         // Spaces and tabs only, byte by byte: Foundation's trimming was an eighth of a request's CPU.
-        let token = String(parts[1]).trimmingSpacesAndTabs()
+        let token = String(header[header.utf8.index(after: space)...]).trimmingSpacesAndTabs()
         return token.isEmpty ? nil : token
     }
 }

@@ -15,9 +15,10 @@ struct RouteTable: Sendable {
         case noRoute
     }
 
-    func match(_ request: HTTPRequest) -> Match {
+    /// `segments`: the path's, as `segments(of:)` splits it.
+    func match(_ request: HTTPRequest, segments: [Substring]? = nil) -> Match {
         // The path starts with "/": the first segment is the empty one before it.
-        let path = Array(request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+        let path = Array((segments ?? Self.segments(of: request.path)).dropFirst())
         var allowed: [String] = []
         for route in routes {
             guard let parameters = route.pattern.match(path) else { continue }
@@ -25,6 +26,12 @@ struct RouteTable: Sendable {
             if !allowed.contains(route.method) { allowed.append(route.method) }
         }
         return allowed.isEmpty ? .noRoute : .wrongMethod(allowed: allowed)
+    }
+
+    /// The parts of a path between its "/"s, empty ones kept (the first is
+    /// the one before the leading "/"). Split on bytes: a "/" is one byte in UTF-8.
+    static func segments(of path: String) -> [Substring] {
+        path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { Substring($0) }
     }
 
     /// The methods of the rows whose pattern is `pattern`, in table order.

@@ -20,11 +20,9 @@ final class SQLiteConnection: SQLConnection {
         // holds no snapshot open.
         try database.withCachedStatement(sql) { statement in
             try statement.bind(values)
-            var columns: [String]?
             var rows: [Row] = []
             while try statement.step() {
-                let names = columns ?? (0..<statement.columnCount).map(statement.columnName)
-                columns = names
+                let names = statement.columnNames
                 rows.append(Row(columns: names, values: (0..<names.count).map(statement.value(at:))))
             }
             return rows

@@ -23,7 +23,6 @@ public final class Database {
     let handle: OpaquePointer
     public let path: String
     private var cachedStatements: [String: Statement] = [:]
-    private var cachedStatementsInUse: Set<String> = []
     /// The SQL functions of this connection's own (TextFunction), by name.
     var textFunctions: Set<String> = []
 
@@ -171,18 +170,18 @@ public final class Database {
     /// was half of the instructions lib spent per write. A statement already
     /// in use further up the stack is not shared: a fresh one is prepared.
     public func withCachedStatement<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
-        if cachedStatementsInUse.contains(sql) { return try body(try prepare(sql)) }
         let statement: Statement
         if let cached = cachedStatements[sql] {
+            if cached.isLent { return try body(try prepare(sql)) }
             statement = cached
         } else {
             statement = try prepare(sql)
             cachedStatements[sql] = statement
         }
-        cachedStatementsInUse.insert(sql)
+        statement.isLent = true
         defer {
             statement.reset()
-            cachedStatementsInUse.remove(sql)
+            statement.isLent = false
         }
         return try body(statement)
     }

@@ -6,6 +6,10 @@ public final class Statement {
     private let handle: OpaquePointer
     private unowned let database: Database
     public let sql: String
+    /// Running for a caller of `Database.withCachedStatement`: a nested caller gets its own.
+    var isLent = false
+    /// The column names, read once (lib's statements name their columns: no `*` that a schema change could widen).
+    public private(set) lazy var columnNames: [String] = (0..<columnCount).map(columnName)
 
     init(database: Database, sql: String) throws(DatabaseError) {
         var statement: OpaquePointer?
