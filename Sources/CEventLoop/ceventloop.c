@@ -48,6 +48,7 @@ int ceventloop_wait(int epoll, struct ceventloop_event *events, int capacity, in
         events[i].readable = (flags & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0;
         events[i].writable = (flags & (EPOLLOUT | EPOLLHUP | EPOLLERR)) != 0;
         events[i].hangup = (flags & (EPOLLHUP | EPOLLERR)) != 0;
+        events[i].input_ended = (flags & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0;
     }
     return count;
 }

@@ -132,6 +132,7 @@ final class EventLoop: @unchecked Sendable {
                 flush(connection)
             }
             if event.readable != 0 { connection.mayHaveBytes = true }
+            if event.input_ended != 0 { connection.inputEnded = true }
             if event.readable != 0 && !connection.isClosed { drive(connection) }
         }
     }
@@ -370,6 +371,8 @@ final class EventLoop: @unchecked Sendable {
             let count = scratch.withUnsafeMutableBytes { Glibc.recv(connection.fd, $0.baseAddress, $0.count, 0) }
             if count > 0 {
                 if keeping { connection.buffer.append(contentsOf: scratch[0..<count]) }
+                // Less than asked for: the socket is empty now, and bytes that come later raise a new edge.
+                if count < scratch.count && !connection.inputEnded { connection.mayHaveBytes = false }
                 return .bytes
             }
             if count == 0 {

@@ -46,6 +46,9 @@ final class LoopConnection {
     /// the loop does not ask (a read after each answer, which a client that
     /// waits for the answer has not yet followed, would find nothing).
     var mayHaveBytes = true
+    /// epoll said the peer sends nothing more: its end of file may wait
+    /// behind the bytes, with no edge of its own to come.
+    var inputEnded = false
     /// Closed and forgotten by its loop: nothing may touch it any more.
     var isClosed = false
 

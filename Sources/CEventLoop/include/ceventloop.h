@@ -13,6 +13,8 @@ struct ceventloop_event {
     uint32_t writable;
     /// The peer hung up, or the socket has an error.
     uint32_t hangup;
+    /// The peer will send nothing more (it shut down its side, or hung up).
+    uint32_t input_ended;
 };
 
 /// A close-on-exec epoll instance, or -errno.
