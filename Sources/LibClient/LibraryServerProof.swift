@@ -48,6 +48,8 @@ public enum LibraryServerProof {
         guard let items = page["items"]?.arrayValue else { throw Doubt("200 with JSON that is not a list of books") }
         var members: [ListingPage.Member] = []
         members.reserveCapacity(items.count)
+        var searchFields: [ListingPage.SearchFields]? = []
+        searchFields?.reserveCapacity(items.count)
         for item in items {
             guard var document = item.objectValue, let id = document["id"]?.stringValue, ResourcePath.isValidID(id),
                   let etag = document["etag"]?.stringValue, !etag.isEmpty
@@ -56,13 +58,16 @@ public enum LibraryServerProof {
             let book = JSONValue.object(document)
             if let problem = ServedBook.problem(in: book, id: id, rules: rules) { throw Doubt("a list with \(problem)") }
             members.append((collection + "/" + id, book.serialized(), etag))
+            if searchFields != nil {
+                if let fields = ListingPage.searchFields(of: document) { searchFields?.append(fields) } else { searchFields = nil }
+            }
         }
         let next = page["next"]?.stringValue
         if let next, next.utf8.count > maxCursorBytes || !ResourcePath.isValidID(next) {
             throw Doubt("a listing whose next page is not a book id")
         }
         let total = page["total"]?.integerValue.flatMap { $0 >= 0 ? Int(clamping: $0) : nil }
-        return ListingPage(members: members, next: next, total: total, bytes: response.body.count)
+        return ListingPage(members: members, next: next, total: total, bytes: response.body.count, searchFields: searchFields)
     }
 
     /// A 200 page of the change feed: `items`, each a valid book id with an

@@ -24,7 +24,8 @@ struct HTTPLibrarySource: LibrarySource, Sendable {
 
     func listingPage(after: String?) throws -> LibraryListingPage? {
         guard let page = try reads.listingPage(collection, after: after) else { return nil }
-        return LibraryListingPage(members: page.members, next: page.next, total: page.total, bytes: page.bytes)
+        let fields = page.searchFields?.map { BookIndexFields(title: $0.title, author: $0.author, tags: $0.tags) }
+        return LibraryListingPage(members: page.members, next: page.next, total: page.total, bytes: page.bytes, fields: fields)
     }
 
     func changes(since cursor: String) throws -> LibraryFeedAnswer {

@@ -36,13 +36,16 @@ struct IndexLag: Sendable, Equatable {
 
     /// A listing's page stored unindexed: the paths after `low` up to
     /// `high`; indexes the lag once it holds `step` books. In the caller's transaction.
-    static func stored(_ books: Int, after low: String, through high: String, of collection: String, in db: Database) throws {
+    /// `listed`: the fields of the books this process stored in the lag,
+    /// which index it when they cover it.
+    static func stored(_ books: Int, after low: String, through high: String, of collection: String,
+                       listed: ListedIndexFields? = nil, in db: Database) throws {
         var lag = try read(collection, in: db) ?? IndexLag(low: low, high: high, books: 0)
         lag.low = min(lag.low, low)
         lag.high = max(lag.high, high)
         lag.books += books
         if lag.books >= step {
-            try LibraryIndex(db: db).update(after: lag.low, through: lag.high)
+            try lag.index(listed, in: db)
             try db.run(cached: "DELETE FROM meta WHERE key = ?1", [.text(key(collection))])
             return
         }
@@ -55,10 +58,20 @@ struct IndexLag: Sendable, Equatable {
     }
 
     /// Indexes what lags, if anything, and forgets the lag. In the caller's transaction.
-    static func catchUp(_ collection: String, in db: Database) throws {
+    static func catchUp(_ collection: String, listed: ListedIndexFields? = nil, in db: Database) throws {
         guard let lag = try read(collection, in: db) else { return }
-        try LibraryIndex(db: db).update(after: lag.low, through: lag.high)
+        try lag.index(listed, in: db)
         try db.run(cached: "DELETE FROM meta WHERE key = ?1", [.text(key(collection))])
+    }
+
+    /// Indexes the range: from `listed` when it holds every book of it, else from the stored JSON.
+    private func index(_ listed: ListedIndexFields?, in db: Database) throws {
+        if let listed, listed.cover(self) {
+            try LibraryIndex(db: db).update(listed.rows)
+        } else {
+            try LibraryIndex(db: db).update(after: low, through: high)
+        }
+        listed?.reset()
     }
 
     /// The cached documents in the range, in path order.

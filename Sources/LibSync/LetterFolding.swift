@@ -16,7 +16,6 @@ enum LetterFolding {
 
     /// `text` with those letters replaced (everything else as it was).
     static func fold(_ text: String) -> String {
-        // Every letter folded is outside ASCII.
         guard !text.utf8.allSatisfy({ $0 < 0x80 }), text.unicodeScalars.contains(where: { table[$0] != nil }) else { return text }
         var folded = ""
         for scalar in text.unicodeScalars {
@@ -30,8 +29,12 @@ enum LetterFolding {
 
     /// Makes `function` callable on `db` (once per connection).
     static func define(on db: Database) throws {
-        try db.defineTextFunction(function, fold)
+        try db.defineTextFunction(function, keeps: isASCII, fold)
+        try TagWords.define(on: db)
     }
+
+    /// Every letter folded is outside ASCII: ASCII text is kept as it is.
+    static func isASCII(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool { utf8.allSatisfy { $0 < 0x80 } }
 
     /// The SQL expression of `fold` over `expression` (nested `replace`s),
     /// for SQL run where `function` is not defined (migrations).

@@ -80,6 +80,34 @@ struct LibraryIndex {
             """, range)
     }
 
+    /// Indexes a listing's books from their fields as the read-ahead read
+    /// them (`ListedIndexFields`), the same rows `update(after:through:)`
+    /// makes from the stored JSON: one statement a book, none of which opens
+    /// a statement journal, so FTS5 keeps them in memory and writes them at
+    /// the commit as one segment, as it does one INSERT … SELECT.
+    func update(_ rows: [(path: String, fields: BookIndexFields)]) throws {
+        var docid = try db.scalar(cached: "SELECT COALESCE(MAX(docid), 0) FROM library_index_rows")?.integer ?? 0
+        try db.withCachedStatement("INSERT INTO library_index_rows (path, docid) VALUES (?1, ?2) ON CONFLICT (path) DO NOTHING") { addRow in
+            try db.withCachedStatement("INSERT INTO library_index (rowid, path, title, author, tags) VALUES (?1, ?2, ?3, ?4, ?5)") { index in
+                for (path, fields) in rows where Self.indexes(path) {
+                    try addRow.bind([.text(path), .integer(docid + 1)])
+                    while try addRow.step() {}
+                    var row = docid + 1
+                    if db.changes == 1 {
+                        docid += 1
+                    } else {
+                        // Indexed before (a listing again): its old entry goes first.
+                        row = try db.scalar(cached: "SELECT docid FROM library_index_rows WHERE path = ?1", [.text(path)])?.integer ?? 0
+                        try db.run(cached: "DELETE FROM library_index WHERE rowid = ?1", [.integer(row)])
+                    }
+                    try index.bind([.integer(row), .text(path), SQLValue(fields.title.map(LetterFolding.fold)),
+                                    SQLValue(fields.author.map(LetterFolding.fold)), SQLValue(fields.tags.map(LetterFolding.fold))])
+                    while try index.step() {}
+                }
+            }
+        }
+    }
+
     /// Takes the documents at `paths` out of the index.
     func remove(_ paths: [String]) throws {
         guard let books = Books(paths) else { return }

@@ -25,11 +25,18 @@ enum LibraryIndexSchema {
     }
 
     /// `columns`, folded by `LetterFolding.function` (which the connection
-    /// must define first: `LetterFolding.define`) instead of nested
+    /// must define first, with `TagWords.function`: `LetterFolding.define`) instead of nested
     /// `replace`s: the same text, at a fraction of the cost (indexing a
     /// first pull of 100,000 books: 1.5 s of CPU with the `replace`s, 0.8 s without).
+    /// The tags are read by `TagWords.function` from their array's JSON
+    /// text (the same words, without `json_each` for each book).
     static func columnsFoldedByFunction(_ b: String) -> String {
-        columns(b) { "\(LetterFolding.function)(\($0))" }
+        """
+        \(LetterFolding.function)(CASE WHEN json_valid(\(b)) THEN json_extract(\(b), '$.title') END),
+        \(LetterFolding.function)(CASE WHEN json_valid(\(b)) THEN json_extract(\(b), '$.author') END),
+        \(TagWords.function)(CASE WHEN json_valid(\(b)) THEN CASE WHEN json_type(\(b), '$.tags') = 'array'
+            THEN json_extract(\(b), '$.tags') END END)
+        """
     }
 
     private static func columns(_ b: String, fold: (String) -> String) -> String {

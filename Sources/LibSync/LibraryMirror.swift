@@ -26,6 +26,8 @@ public struct LibraryMirror {
     let db: Database
     /// `books`
     public let collection: String
+    /// The index fields of the books this mirror's listing stored unindexed.
+    private let listedFields = ListedIndexFields()
 
     public init(db: Database, collection: String) {
         self.db = db
@@ -84,9 +86,12 @@ public struct LibraryMirror {
     /// the page lists every member with an id after `after` up to `next`
     /// (the id to list after next; nil on the last page: to the end), so
     /// cached books in that range it does not list are gone from the
-    /// server. Returns how many cached books were forgotten.
+    /// server. `fields`: the members' index fields, as the read-ahead read
+    /// them (nil: the store reads them from the JSON when it indexes them).
+    /// Returns how many cached books were forgotten.
     @discardableResult
-    public func storeListed(_ members: [Cache.Copy], after: String?, next: String?, at date: UnixSeconds) throws -> Int {
+    public func storeListed(_ members: [Cache.Copy], after: String?, next: String?, fields: [BookIndexFields]? = nil,
+                            at date: UnixSeconds) throws -> Int {
         // A page's commit is not synced to disk: a page lost with the power
         // goes with the place after it (one transaction), and is listed
         // again. A killed process loses nothing committed (WAL), and the
@@ -95,6 +100,8 @@ public struct LibraryMirror {
         // times (on a busy machine 12 s for 2.6 s of work).
         try db.execute("PRAGMA synchronous=NORMAL")
         defer { try? db.execute("PRAGMA synchronous=FULL") }
+        try listedFields.beforePage(in: db)
+        defer { try? listedFields.afterPage(in: db) }
         return try db.write { db in
             let cache = Cache(db: db)
             let prefix = collection + "/"
@@ -110,7 +117,8 @@ public struct LibraryMirror {
             try SeenDeletions(db: db).record(gone, at: date)
             // Indexed some pages at a time (IndexLag), in this transaction when this page reaches the step.
             try cache.save(members, at: date, indexing: false)
-            try IndexLag.stored(members.count, after: low, through: high, of: collection, in: db)
+            listedFields.stored(members.map(\.path), fields, after: low, through: high)
+            try IndexLag.stored(members.count, after: low, through: high, of: collection, listed: listedFields, in: db)
             var listing = try self.listing() ?? Listing(cursor: nil, after: nil)
             listing.after = next
             try saveListing(listing, in: db)
@@ -121,9 +129,10 @@ public struct LibraryMirror {
     /// The listing is complete: its cursor becomes the feed's place (the
     /// members are every cached document under the collection).
     public func finishListing(at date: UnixSeconds) throws {
+        try listedFields.beforePage(in: db)
         try db.write { db in
             let listing = try self.listing()
-            try IndexLag.catchUp(collection, in: db)
+            try IndexLag.catchUp(collection, listed: listedFields, in: db)
             let members = try Cache(db: db).paths(withPrefix: collection + "/", limit: Int.max)
             try Self.saveMembers(members.sorted(by: Self.serverOrder), of: collection, at: date, in: db)
             if let cursor = listing?.cursor {
@@ -139,7 +148,7 @@ public struct LibraryMirror {
     public func abandonListing() throws {
         try db.write { db in
             // The next listing may not reach the books this one left unindexed.
-            try IndexLag.catchUp(collection, in: db)
+            try IndexLag.catchUp(collection, listed: listedFields, in: db)
             try db.run("DELETE FROM meta WHERE key = ?1", [.text(listingKey)])
         }
     }

@@ -93,7 +93,7 @@ public struct LibraryPull<Source: LibrarySource> {
             if let total = page.total, listed > PullBudget.listingAllows(total: total) {
                 throw PullStopped(why: "after \(listed) books: the server said the library has \(total)")
             }
-            outcome.deleted += try mirror.storeListed(page.members, after: after, next: page.next, at: now())
+            outcome.deleted += try mirror.storeListed(page.members, after: after, next: page.next, fields: page.fields, at: now())
             outcome.updated += page.members.count
             progress?(listed, page.total)
             guard let next = page.next else { return true }

@@ -29,12 +29,15 @@ public struct LibraryListingPage: Sendable {
     /// How many members the server said the collection has.
     public let total: Int?
     public let bytes: Int
+    /// Each member's index fields, in order, when the source read them (nil: the store reads them).
+    public let fields: [BookIndexFields]?
 
-    public init(members: [Cache.Copy], next: String?, total: Int?, bytes: Int) {
+    public init(members: [Cache.Copy], next: String?, total: Int?, bytes: Int, fields: [BookIndexFields]? = nil) {
         self.members = members
         self.next = next
         self.total = total
         self.bytes = bytes
+        self.fields = fields
     }
 }
 

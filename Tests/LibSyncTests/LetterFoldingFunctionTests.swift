@@ -26,6 +26,43 @@ import TestSupport
         #expect(try db.scalar("SELECT \(LetterFolding.function)(NULL)") == .null)
     }
 
+    /// Bodies whose tags the index reads: plain, folded letters, JSON
+    /// escapes, empty, not an array, not JSON.
+    static let bodies = [
+        #"{"title":"T","tags":["generated"]}"#, #"{"title":"Søren","author":"Æsa","tags":["Søren Straße","ÆSA","x,y"]}"#,
+        #"{"tags":["line\nbreak","quote\"d","back\\slash","tab\tx","\u00f8re","\u0041b"]}"#,
+        #"{"tags":[]}"#, #"{"tags":"not an array"}"#, #"{"tags":[1,"a",["b"]]}"#, "{}", "not JSON",
+    ]
+
+    @Test func theIndexedColumnsHaveTheSameWordsAsTheReplacesGive() throws {
+        let dir = try TemporaryDirectory()
+        let db = try Database(path: dir.file("fold.sqlite"))
+        try LetterFolding.define(on: db)
+        for body in Self.bodies {
+            let quoted = "'" + body.replacingOccurrences(of: "'", with: "''") + "'"
+            let before = try #require(try db.query("SELECT \(LibraryIndexSchema.columns(quoted))").first)
+            let now = try #require(try db.query("SELECT \(LibraryIndexSchema.columnsFoldedByFunction(quoted))").first)
+            #expect(before[0] == now[0] && before[1] == now[1], "\(body)")
+            #expect(Self.words(before[2].text) == Self.words(now[2].text), "\(body): \(before[2]) \(now[2])")
+        }
+        #expect(Self.words(TagWords.words(#"["line\nbreak","\u00f8re"]"#)) == ["line", "break", "ore"])
+    }
+
+    /// Words as FTS5's unicode61 tokenizer splits them: letters and digits.
+    static func words(_ text: String?) -> [String] {
+        var words: [String] = [], word = ""
+        for scalar in (text ?? "").unicodeScalars {
+            if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
+                word.unicodeScalars.append(scalar)
+            } else if !word.isEmpty {
+                words.append(word)
+                word = ""
+            }
+        }
+        if !word.isEmpty { words.append(word) }
+        return words
+    }
+
     @Test func aSecondDefinitionOnTheSameConnectionChangesNothing() throws {
         let dir = try TemporaryDirectory()
         let db = try Database(path: dir.file("fold.sqlite"))
