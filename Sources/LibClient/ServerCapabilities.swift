@@ -9,11 +9,6 @@ public struct ServerCapabilities: Sendable, Equatable {
     public struct BatchLimits: Sendable, Equatable {
         public let maxItems: Int
         public let maxBytes: Int
-
-        public init(maxItems: Int, maxBytes: Int) {
-            self.maxItems = maxItems
-            self.maxBytes = maxBytes
-        }
     }
 
     /// nil: protocol v1 only, one request per write.

@@ -7,38 +7,24 @@ public struct CurlDiagnostics: Sendable, Hashable, CustomStringConvertible {
     /// The CURLcode (e.g. 7 for CURLE_COULDNT_CONNECT).
     public var code: Int32
     /// CURLINFO_OS_ERRNO: the errno of the last failed socket call (0 if none).
-    public var osErrno: Int32
+    public var osErrno: Int32 = 0
     /// CURLINFO_SSL_VERIFYRESULT: OpenSSL's X509_V_* result (0 = OK).
-    public var tlsVerifyResult: Int
+    public var tlsVerifyResult: Int = 0
     /// Whether a TCP connection was established (or reused) before the failure.
-    public var connected: Bool
+    public var connected = false
     /// Whether the host name had resolved before the failure.
-    public var resolved: Bool
+    public var resolved = true
     /// CURLINFO_PRIMARY_IP: the address connected to or tried, if any.
     public var remoteAddress: String?
     /// CURLINFO_HTTP_CONNECTCODE: the proxy's answer to CONNECT (0 if none).
-    public var proxyConnectStatus: Int
+    public var proxyConnectStatus: Int = 0
     /// libcurl's message (CURLOPT_ERRORBUFFER, else curl_easy_strerror).
-    public var message: String
+    public var message = ""
     /// CURLINFO_REQUEST_SIZE: the request bytes written on a connection
     /// during the transfer. Not zero after a failure to connect when
     /// libcurl first wrote the request on a kept-alive connection that
     /// died, then failed to make a new one for its resend.
     public var requestBytes: Int = 0
-
-    public init(
-        code: Int32, osErrno: Int32 = 0, tlsVerifyResult: Int = 0, connected: Bool = false, resolved: Bool = true,
-        remoteAddress: String? = nil, proxyConnectStatus: Int = 0, message: String = ""
-    ) {
-        self.proxyConnectStatus = proxyConnectStatus
-        self.code = code
-        self.osErrno = osErrno
-        self.tlsVerifyResult = tlsVerifyResult
-        self.connected = connected
-        self.resolved = resolved
-        self.remoteAddress = remoteAddress
-        self.message = message
-    }
 
     public var description: String {
         var text = "curl \(code), errno \(osErrno)"
