@@ -10,18 +10,7 @@ public struct SearchQuery: Sendable, Equatable {
 
     /// nil when the text has no word to look for.
     public init?(_ text: String) {
-        var words: [String] = []
-        var word = ""
-        for scalar in text.unicodeScalars {
-            if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
-                word.unicodeScalars.append(scalar)
-            } else if !word.isEmpty {
-                words.append(word)
-                word = ""
-            }
-        }
-        if !word.isEmpty { words.append(word) }
-        words = words.map(LetterFolding.fold)
+        let words = Self.words(text).map(LetterFolding.fold)
         guard !words.isEmpty else { return nil }
         // A word said twice finds nothing more: the search costs what the
         // different words cost (20,000 repeats of one word are one word).
@@ -35,4 +24,22 @@ public struct SearchQuery: Sendable, Equatable {
 
     /// `"dun"* AND "herb"*`
     public var match: String { words.map { "\"\($0)\"*" }.joined(separator: " AND ") }
+}
+
+extension SearchQuery {
+    /// The words of a text as FTS5's unicode61 tokenizer splits them: runs of letters and digits.
+    static func words(_ text: String) -> [String] {
+        var words: [String] = []
+        var word = ""
+        for scalar in text.unicodeScalars {
+            if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
+                word.unicodeScalars.append(scalar)
+            } else if !word.isEmpty {
+                words.append(word)
+                word = ""
+            }
+        }
+        if !word.isEmpty { words.append(word) }
+        return words
+    }
 }

@@ -48,20 +48,8 @@ import TestSupport
         #expect(Self.words(TagWords.words(#"["line\nbreak","\u00f8re"]"#)) == ["line", "break", "ore"])
     }
 
-    /// Words as FTS5's unicode61 tokenizer splits them: letters and digits.
-    static func words(_ text: String?) -> [String] {
-        var words: [String] = [], word = ""
-        for scalar in (text ?? "").unicodeScalars {
-            if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
-                word.unicodeScalars.append(scalar)
-            } else if !word.isEmpty {
-                words.append(word)
-                word = ""
-            }
-        }
-        if !word.isEmpty { words.append(word) }
-        return words
-    }
+    /// Words as FTS5's unicode61 tokenizer splits them.
+    static func words(_ text: String?) -> [String] { SearchQuery.words(text ?? "") }
 
     @Test func aSecondDefinitionOnTheSameConnectionChangesNothing() throws {
         let dir = try TemporaryDirectory()
