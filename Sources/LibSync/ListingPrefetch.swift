@@ -29,10 +29,10 @@ public struct ListingPrefetch<Base: LibrarySource & Sendable>: LibrarySource {
     public let depth: Int
     private var reader: ListingReader<Base>?
 
+    /// `depth`: at least one page (a smaller number reads one ahead).
     public init(_ base: Base, depth: Int = 3) {
-        precondition(depth >= 1, "a read-ahead of at least one page")
         self.base = base
-        self.depth = depth
+        self.depth = max(1, depth)
     }
 
     public mutating func cursorForNow() throws -> (cursor: String?, bytes: Int) {
@@ -92,18 +92,15 @@ private struct ListingReader<Base: LibrarySource & Sendable> {
             var source = source
             var after = after
             while queue.waitForRoom() {
-                let page = Result { try source.listingPage(after: after) }
-                switch page {
-                case .success(let page?) where page.next != nil:
+                do {
+                    let page = try source.listingPage(after: after)
                     queue.put(.page(page))
-                    after = page.next!
-                    continue
-                case .success(let page):
-                    queue.put(.page(page))
-                case .failure(let error):
+                    guard let next = page?.next else { break }
+                    after = next
+                } catch {
                     queue.put(.failure(error))
+                    break
                 }
-                break
             }
             queue.finish(source)
         }
