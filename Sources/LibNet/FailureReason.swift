@@ -59,7 +59,7 @@ public enum FailureReason: Sendable, Equatable {
         }
     }
     /// The exit code (DESIGN.md, "Exit codes"): 75 when trying again later
-    /// may work, 77 when the user must sign in, 1 when something must change first.
+    /// may work, 4 when the user must sign in, 1 when something must change first.
     public var exitCode: ExitCode {
         switch self {
         case .unauthorized: .authentication
