@@ -2,31 +2,6 @@ import LibBase
 import LibJSON
 import LibNet
 
-/// One write as protocol v1 sends it: `PUT` or `DELETE` of `/v1/PATH` with
-/// its Idempotency-Key and precondition (`If-Match`, or `If-None-Match: *`
-/// for a create).
-public struct WriteRequest: Sendable {
-    public enum Method: String, Sendable { case put = "PUT", delete = "DELETE" }
-
-    public var method: Method
-    /// `books/b-7`.
-    public var path: String
-    /// What a PUT sends.
-    public var document: JSONObject?
-    public var ifMatch: String?
-    public var createOnly: Bool
-    public var idempotencyKey: String
-
-    public init(method: Method, path: String, document: JSONObject?, ifMatch: String?, createOnly: Bool, idempotencyKey: String) {
-        self.method = method
-        self.path = path
-        self.document = document
-        self.ifMatch = ifMatch
-        self.createOnly = createOnly
-        self.idempotencyKey = idempotencyKey
-    }
-}
-
 /// What the answer (or its absence) means for a write; the failures carry
 /// what happened, for the user's explanation.
 public enum WriteAnswer: Sendable {
@@ -44,8 +19,8 @@ public enum WriteAnswer: Sendable {
     case temporary(TransportFailure)
 }
 
-/// Sends writes over one `ServerAPI` (one connection for a whole push) and
-/// reads each answer as DESIGN.md's "Writes: the outbox" says: 2xx applied,
+/// Sends writes over one `ServerAPI` (one connection for a whole push), one
+/// by one under protocol v1 or in batches under v2, and reads each answer as DESIGN.md's "Writes: the outbox" says: 2xx applied,
 /// 412 conflict, 401 unauthorized, 409/429/5xx and transport failures
 /// temporary, other 4xx rejected; an answer that would settle a write must
 /// prove it is the library server's (`LibraryServerProof`).
@@ -59,42 +34,44 @@ public struct LibraryWriter {
         self.rules = rules
     }
 
-    public func send(_ request: WriteRequest) -> WriteAnswer {
-        var headers = [("Idempotency-Key", request.idempotencyKey)]
-        if request.createOnly {
+    /// Sends `item` as a `PUT` of `document` (the intent applied to the
+    /// version it goes against) or, for a delete, a `DELETE`; with its
+    /// Idempotency-Key and precondition (`If-Match`, or `If-None-Match: *`
+    /// for a create).
+    public func send(_ item: WriteItem, document: JSONObject?) -> WriteAnswer {
+        var headers = [("Idempotency-Key", item.key)]
+        if item.isCreate {
             headers.append(("If-None-Match", "*"))
-        } else if let ifMatch = request.ifMatch {
+        } else if let ifMatch = item.ifMatch {
             headers.append(("If-Match", ifMatch))
         }
         let response: HTTPResponse
         do {
-            switch request.method {
-            case .put:
-                guard let document = request.document else {
+            if item.isDelete {
+                response = try api.send("DELETE", "/v1/" + item.path, headers: headers)
+            } else {
+                guard let document else {
                     return .rejected(problem: "the change has no version of the document to apply to")
                 }
-                response = try api.send("PUT", "/v1/" + request.path, headers: headers, json: .object(document))
-            case .delete:
-                response = try api.send("DELETE", "/v1/" + request.path, headers: headers)
+                response = try api.send("PUT", "/v1/" + item.path, headers: headers, json: .object(document))
             }
         } catch {
             return .temporary(api.explainedThroughProxy(error))
         }
-        return answer(response, to: request)
+        return answer(response, to: item)
     }
 
     /// What one answer means for the write.
-    public func answer(_ response: HTTPResponse, to request: WriteRequest) -> WriteAnswer {
+    public func answer(_ response: HTTPResponse, to item: WriteItem) -> WriteAnswer {
         let settles = (200...299).contains(response.status) || ((400...499).contains(response.status)
             && ![401, 409, 429].contains(response.status))
-        let id = String(request.path.split(separator: "/").last ?? "")
-        if settles, let doubt = LibraryServerProof.doubtAboutWrite(response, key: request.idempotencyKey,
-                                                                  isPut: request.method == .put, id: id, rules: rules) {
+        if settles, let doubt = LibraryServerProof.doubtAboutWrite(response, key: item.key,
+                                                                  isPut: !item.isDelete, id: item.id, rules: rules) {
             return .temporary(TransportFailure(kind: .notFromLibraryServer(seen: doubt), endpoint: api.endpoint, proxy: response.proxy))
         }
         switch response.status {
         case 200...299:
-            guard request.method == .put else { return .applied(document: nil, etag: response.headers["ETag"]) }
+            guard !item.isDelete else { return .applied(document: nil, etag: response.headers["ETag"]) }
             return .applied(document: String(decoding: response.body, as: UTF8.self), etag: response.headers["ETag"])
         case 412:
             let problem = response.json

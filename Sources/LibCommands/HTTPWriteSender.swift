@@ -4,9 +4,9 @@ import LibJSON
 import LibNet
 import LibSync
 
-/// The push's sender: outbox items as protocol-v2 batches (`BatchWriter`)
-/// when the server speaks v2, else one by one as v1 writes
-/// (`LibraryWriter`), over one connection for the whole push; each answer
+/// The push's sender: outbox items as protocol-v2 batches when the server
+/// speaks v2, else one by one as v1 writes (both through `LibraryWriter`),
+/// over one connection for the whole push; each answer
 /// as the sync core's `WriteOutcome`, with what stopped it (`PushStop`). It
 /// stops before a request once asked to or past the deadline.
 struct HTTPWriteSender: WriteSender {
@@ -31,7 +31,6 @@ struct HTTPWriteSender: WriteSender {
     }
 
     let writer: LibraryWriter
-    let batchWriter: BatchWriter
     /// No request starts after this instant (`push --wait`); nil: no limit.
     let deadline: Double?
     /// Asked before each request; true stops the pass.
@@ -50,7 +49,6 @@ struct HTTPWriteSender: WriteSender {
         var api = api
         api.deadline = deadline
         writer = LibraryWriter(api: api, rules: rules)
-        batchWriter = BatchWriter(api: api, rules: rules)
         self.deadline = deadline
         self.strict = strict
         self.memory = memory
@@ -84,7 +82,7 @@ struct HTTPWriteSender: WriteSender {
     mutating func send(batch items: [OutboxItem]) -> [(WriteOutcome, PushStop?)] {
         guard let limits = capabilities?.batchWrites else { return sendEach(items) }
         var results: [(WriteOutcome, PushStop?)] = []
-        var group: [(OutboxItem, BatchWriteItem)] = []
+        var group: [(OutboxItem, WriteItem)] = []
         var groupBytes = 0
         func flush() -> Bool {
             defer { group = []; groupBytes = 0 }
@@ -96,13 +94,14 @@ struct HTTPWriteSender: WriteSender {
         for item in items {
             // A write first sent as v1, or one v2 cannot express (no version
             // to go against: the server's 428 rejects it as before), goes as v1.
-            guard item.sentWith != "v1", let batchItem = batchItem(for: item) else {
+            guard item.sentWith != "v1", Self.batchCarries(item) else {
                 guard flush() else { return results }
                 let result = send(item)
                 results.append(result)
                 if result.0.stopsThePass { return results }
                 continue
             }
+            let batchItem = writeItem(for: item)
             let size = batchItem.json.utf8Bytes.count + 1
             if !group.isEmpty && groupBytes + size + Self.envelopeBytes > limits.maxBytes {
                 guard flush() else { return results }
@@ -119,9 +118,9 @@ struct HTTPWriteSender: WriteSender {
 
     /// One request for the group, or, when its answer was too large to read,
     /// halves of it (their keys replay what the first request applied).
-    private mutating func sendAsBatch(_ group: [(OutboxItem, BatchWriteItem)]) -> [(WriteOutcome, PushStop?)] {
+    private mutating func sendAsBatch(_ group: [(OutboxItem, WriteItem)]) -> [(WriteOutcome, PushStop?)] {
         if let stop = stopBeforeRequest() { return [stop] }
-        switch batchWriter.send(group.map(\.1)) {
+        switch writer.send(batch: group.map(\.1)) {
         case .answered(let answers):
             return answers.map(outcome(of:))
         case .notSupported:
@@ -148,10 +147,7 @@ struct HTTPWriteSender: WriteSender {
     func send(_ item: OutboxItem) -> (WriteOutcome, PushStop?) {
         if let stop = stopBeforeRequest() { return stop }
         // A PUT sends the intent applied to the version it goes against.
-        let request = WriteRequest(method: item.method == .delete ? .delete : .put, path: item.path,
-                                   document: item.documentToSend, ifMatch: item.ifMatch, createOnly: item.createOnly,
-                                   idempotencyKey: item.idempotencyKey)
-        return outcome(of: writer.send(request))
+        return outcome(of: writer.send(writeItem(for: item), document: item.documentToSend))
     }
 
     private func stopBeforeRequest() -> (WriteOutcome, PushStop?)? {
@@ -164,26 +160,32 @@ struct HTTPWriteSender: WriteSender {
         return nil
     }
 
-    /// The item as protocol v2 carries it; nil when v2 cannot (a change or
-    /// delete with no version to go against).
-    private func batchItem(for item: OutboxItem) -> BatchWriteItem? {
+    /// Whether protocol v2 can carry the item: a change or delete needs the
+    /// version it goes against.
+    private static func batchCarries(_ item: OutboxItem) -> Bool {
+        switch item.intent {
+        case .create: return true
+        case .delete: return item.ifMatch != nil
+        case .change: return item.ifMatch != nil && item.base != nil
+        }
+    }
+
+    private func writeItem(for item: OutboxItem) -> WriteItem {
         switch item.intent {
         case .create(let document):
-            return BatchWriteItem(key: item.idempotencyKey, path: item.path, intent: .create(document), ifMatch: nil)
+            return WriteItem(key: item.idempotencyKey, path: item.path, intent: .create(document), ifMatch: nil)
         case .delete:
-            guard let ifMatch = item.ifMatch else { return nil }
-            return BatchWriteItem(key: item.idempotencyKey, path: item.path, intent: .delete, ifMatch: ifMatch)
+            return WriteItem(key: item.idempotencyKey, path: item.path, intent: .delete, ifMatch: item.ifMatch)
         case .change(let changes):
-            guard let ifMatch = item.ifMatch, let base = item.base else { return nil }
             var set = JSONObject()
             var remove: [String] = []
             var seen = JSONObject()
             for (name, value) in changes.fields {
                 if let value { set[name] = value } else { remove.append(name) }
-                if let before = base[name] { seen[name] = before }
+                if let before = item.base?[name] { seen[name] = before }
             }
-            return BatchWriteItem(key: item.idempotencyKey, path: item.path, intent: .update(set: set, remove: remove, seen: seen),
-                                  ifMatch: ifMatch, strict: strict)
+            return WriteItem(key: item.idempotencyKey, path: item.path, intent: .update(set: set, remove: remove, seen: seen),
+                             ifMatch: item.ifMatch, strict: strict)
         }
     }
 

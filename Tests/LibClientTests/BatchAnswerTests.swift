@@ -4,7 +4,7 @@ import LibJSON
 import LibNet
 import Testing
 
-/// How `BatchWriter` reads an answer to `POST /v2/writes`: a result settles
+/// How `LibraryWriter` reads an answer to `POST /v2/writes`: a result settles
 /// a write only when it is the library server's, item by item; anything
 /// else keeps every write of the batch pending.
 @Suite struct BatchAnswerTests {
@@ -12,15 +12,15 @@ import Testing
         func send(_ request: HTTPRequest) throws(TransportFailure) -> HTTPResponse { HTTPResponse(status: 599) }
     }
 
-    let writer = BatchWriter(api: ServerAPI(transport: NoTransport(), origin: ServerOrigin(scheme: "http", host: "127.0.0.1", port: 8080),
+    let writer = LibraryWriter(api: ServerAPI(transport: NoTransport(), origin: ServerOrigin(scheme: "http", host: "127.0.0.1", port: 8080),
                                             token: "t"))
     let items = [
-        BatchWriteItem(key: "k-1", path: "books/n-1", intent: .create(JSONObject([("title", "New")])), ifMatch: nil),
-        BatchWriteItem(key: "k-2", path: "books/b-7", intent: .delete, ifMatch: "\"1-a\""),
+        WriteItem(key: "k-1", path: "books/n-1", intent: .create(JSONObject([("title", "New")])), ifMatch: nil),
+        WriteItem(key: "k-2", path: "books/b-7", intent: .delete, ifMatch: "\"1-a\""),
     ]
 
     func answer(_ status: Int, _ type: String, _ body: String) -> BatchAnswer {
-        writer.answer(HTTPResponse(status: status, headers: ["Content-Type": type], body: Array(body.utf8)), to: items)
+        writer.answer(HTTPResponse(status: status, headers: ["Content-Type": type], body: Array(body.utf8)), toBatch: items)
     }
 
     static func isNotTheServers(_ answer: BatchAnswer) -> Bool {

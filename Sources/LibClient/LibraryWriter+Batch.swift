@@ -2,61 +2,6 @@ import LibBase
 import LibJSON
 import LibNet
 
-/// One write as an item of a protocol-v2 batch (`POST /v2/writes`): its key,
-/// path, intent and precondition.
-public struct BatchWriteItem: Sendable {
-    public enum Intent: Sendable {
-        /// Applied only when no live book has the id.
-        case create(JSONObject)
-        /// The fields set and removed, and the values the write saw of them
-        /// (`seen`; a field missing there was missing in the version it saw).
-        case update(set: JSONObject, remove: [String], seen: JSONObject)
-        case delete
-    }
-
-    public var key: String
-    /// `books/b-7`.
-    public var path: String
-    public var intent: Intent
-    /// The version it was made against (an update and a delete need one).
-    public var ifMatch: String?
-    /// An update that asks for the whole-version rule instead of its fields'.
-    public var strict: Bool
-
-    public init(key: String, path: String, intent: Intent, ifMatch: String?, strict: Bool = false) {
-        self.key = key
-        self.path = path
-        self.intent = intent
-        self.ifMatch = ifMatch
-        self.strict = strict
-    }
-
-    /// The item as the batch carries it; the same write always gives the
-    /// same bytes, which the server's idempotency record compares.
-    public var json: JSONValue {
-        var object = JSONObject([("key", .string(key)), ("path", .string(path))])
-        switch intent {
-        case .create(let document):
-            object["op"] = "create"
-            object["document"] = .object(document)
-        case .update(let set, let remove, let seen):
-            object["op"] = "update"
-            if let ifMatch { object["if_match"] = .string(ifMatch) }
-            if !set.isEmpty { object["set"] = .object(set) }
-            if !remove.isEmpty { object["remove"] = .array(remove.map { .string($0) }) }
-            if !seen.isEmpty { object["seen"] = .object(seen) }
-            if strict { object["strict"] = true }
-        case .delete:
-            object["op"] = "delete"
-            if let ifMatch { object["if_match"] = .string(ifMatch) }
-        }
-        return .object(object)
-    }
-
-    var isDelete: Bool { if case .delete = intent { return true } else { return false } }
-    var id: String { String(path.split(separator: "/").last ?? "") }
-}
-
 /// What a batch's answer (or its absence) means.
 public enum BatchAnswer: Sendable {
     /// One answer per item, in order.
@@ -69,53 +14,45 @@ public enum BatchAnswer: Sendable {
     case notSupported
 }
 
-/// Sends protocol-v2 batches over one `ServerAPI` and reads their answers as
-/// `LibraryWriter` reads v1's, item by item: 2xx applied, 412 conflict, 409
-/// temporary (the key is in flight), other 4xx rejected. The answer proves
-/// it is the library server's: one result per item, in order, each with its
-/// item's key; an applied create or update with its ETag and a valid book.
-public struct BatchWriter {
-    public let api: ServerAPI
-    public let rules: BookRules
-
-    public init(api: ServerAPI, rules: BookRules = .builtIn) {
-        self.api = api
-        self.rules = rules
-    }
-
+/// Protocol v2's batches (`POST /v2/writes`), read as v1's answers are,
+/// item by item: 2xx applied, 412 conflict, 409 temporary (the key is in
+/// flight), other 4xx rejected. The answer proves it is the library
+/// server's: one result per item, in order, each with its item's key; an
+/// applied create or update with its ETag and a valid book.
+extension LibraryWriter {
     /// The request body for `items`.
-    public static func body(_ items: [BatchWriteItem]) -> JSONValue {
+    public static func batchBody(_ items: [WriteItem]) -> JSONValue {
         ["writes": .array(items.map(\.json))]
     }
 
-    public func send(_ items: [BatchWriteItem]) -> BatchAnswer {
+    public func send(batch items: [WriteItem]) -> BatchAnswer {
         let response: HTTPResponse
         do {
-            response = try api.send("POST", "/v2/writes", json: Self.body(items))
+            response = try api.send("POST", "/v2/writes", json: Self.batchBody(items))
         } catch {
             return .failed(.temporary(api.explainedThroughProxy(error)))
         }
-        return answer(response, to: items)
+        return answer(response, toBatch: items)
     }
 
     /// What one answer means for the batch.
-    public func answer(_ response: HTTPResponse, to items: [BatchWriteItem]) -> BatchAnswer {
+    public func answer(_ response: HTTPResponse, toBatch items: [WriteItem]) -> BatchAnswer {
         switch response.status {
         case 200:
             guard response.mediaType == MediaType.json, let results = response.json?["results"]?.arrayValue else {
-                return notTheServers(response.seen + " where a batch's results were expected")
+                return batchNotTheServers(response.seen + " where a batch's results were expected")
             }
             guard results.count == items.count else {
-                return notTheServers("\(results.count) results to a batch of \(items.count) writes")
+                return batchNotTheServers("\(results.count) results to a batch of \(items.count) writes")
             }
             var answers: [WriteAnswer] = []
             for (item, result) in zip(items, results) {
                 guard result["key"]?.stringValue == item.key else {
-                    return notTheServers("a batch's results without their writes' keys")
+                    return batchNotTheServers("a batch's results without their writes' keys")
                 }
-                switch self.answer(result, to: item) {
+                switch itemAnswer(result, to: item) {
                 case .success(let answer): answers.append(answer)
-                case .failure(let doubt): return notTheServers(doubt.seen)
+                case .failure(let doubt): return batchNotTheServers(doubt.seen)
                 }
             }
             return .answered(answers)
@@ -127,17 +64,17 @@ public struct BatchWriter {
             return .failed(.temporary(TransportFailure(
                 kind: .serverError(status: 413, reason: "Content Too Large", retryAfter: nil), endpoint: api.endpoint)))
         case 429, 500...599, 300...399:
-            guard let failure = api.failure(for: response) else { return notTheServers(response.seen) }
+            guard let failure = api.failure(for: response) else { return batchNotTheServers(response.seen) }
             return .failed(.temporary(failure))
         default:
             // A 400 to a batch lib made is lib's or an intermediary's fault,
             // never the writes': they stay pending, with the words.
-            return notTheServers(response.seen + (response.isJSON ? ": " + response.problemDetail : ""))
+            return batchNotTheServers(response.seen + (response.isJSON ? ": " + response.problemDetail : ""))
         }
     }
 
     /// One item's result, or why it does not prove anything.
-    private func answer(_ result: JSONValue, to item: BatchWriteItem) -> Result<WriteAnswer, Doubt> {
+    private func itemAnswer(_ result: JSONValue, to item: WriteItem) -> Result<WriteAnswer, Doubt> {
         guard let status = result["status"]?.integerValue else { return .failure(Doubt("a result without a status")) }
         switch status {
         case 200...299:
@@ -177,7 +114,7 @@ public struct BatchWriter {
         init(_ seen: String) { self.seen = seen }
     }
 
-    private func notTheServers(_ seen: String) -> BatchAnswer {
+    private func batchNotTheServers(_ seen: String) -> BatchAnswer {
         .failed(.temporary(TransportFailure(kind: .notFromLibraryServer(seen: seen), endpoint: api.endpoint)))
     }
 }
