@@ -89,7 +89,7 @@ let package = Package(
         // Shared by client and server.
         // The base every client module stands on: the one server-address
         // type, exit codes, the clocks, text trimming, lib's directories.
-        .target(name: "LibBase", swiftSettings: startUp),
+        .target(name: "LibBase", dependencies: ["LibJSON"], swiftSettings: startUp),
         .target(name: "LibJSON", swiftSettings: startUp),
         .target(name: "LibStore", dependencies: ["CSQLite"], swiftSettings: startUp),
         // The book's JSON Schema and the validator both sides check books with.

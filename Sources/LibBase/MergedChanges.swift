@@ -1,3 +1,5 @@
+import LibJSON
+
 /// Under protocol v2, a write the server applied on top of a version newer
 /// than the one it was made against: the fields others changed in between
 /// (none of them a field the write changes) and who changed them.
@@ -5,9 +7,15 @@ public struct MergedChanges: Sendable, Equatable {
     public let fields: [String]
     public let by: [String]
 
-    public init(fields: [String], by: [String]) {
-        self.fields = fields
-        self.by = by
+    /// From `{"fields": [...], "by": [...]}`, as the server's result says it
+    /// and the pushed log keeps it; what is not a string is left out.
+    public init(json: JSONValue) {
+        fields = json["fields"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        by = json["by"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    }
+
+    public var json: JSONValue {
+        ["fields": .array(fields.map { .string($0) }), "by": .array(by.map { .string($0) })]
     }
 
     /// "merged with bob's change to copies", "merged with alice's and bob's

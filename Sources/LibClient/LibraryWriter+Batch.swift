@@ -79,10 +79,7 @@ extension LibraryWriter {
         switch status {
         case 200...299:
             let etag = result["etag"]?.stringValue
-            let merged = result["merged"].map { note in
-                MergedChanges(fields: note["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                              by: note["by"]?.arrayValue?.compactMap(\.stringValue) ?? [])
-            }
+            let merged = result["merged"].map(MergedChanges.init(json:))
             if item.isDelete { return .success(.applied(document: nil, etag: nil, merged: nil)) }
             guard status == 200 || status == 201, let etag, !etag.isEmpty else {
                 return .failure(Doubt("a \(status) result without an ETag"))

@@ -32,17 +32,12 @@ enum PushJSON {
         return .object(JSONObject(members))
     }
 
-    /// `{"fields": [...], "by": [...]}`: whose changes a write was merged with.
-    static func merged(_ merged: MergedChanges) -> JSONValue {
-        .object(JSONObject([("fields", .array(merged.fields.map { .string($0) })), ("by", .array(merged.by.map { .string($0) }))]))
-    }
-
     static func write(_ write: PushWriteResult) -> JSONValue {
         var members: [(String, JSONValue)] = [("path", .string(write.path)), ("method", .string(write.method.rawValue))]
         switch write.outcome {
         case .applied(let etag, let merged):
             members += [("outcome", "applied"), ("etag", etag.map(JSONValue.string) ?? .null),
-                        ("merged", merged.map(Self.merged) ?? .null)]
+                        ("merged", merged?.json ?? .null)]
         case .conflict(let etag):
             members += [("outcome", "conflict"), ("theirs_etag", etag.map(JSONValue.string) ?? .null)]
         case .rejected(let problem):

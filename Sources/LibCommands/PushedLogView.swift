@@ -81,7 +81,7 @@ enum PushedLogView {
             ("pushed_at", .integer(Int64(entry.pushedAt))), ("path", .string(entry.path)), ("kind", .string(entry.kind.rawValue)),
             ("revert", .bool(entry.reverts != nil)),
             ("changes", .array(changes)), ("etag", entry.etag.map { .string($0) } ?? .null),
-            ("merged", entry.merged.map(PushJSON.merged) ?? .null),
+            ("merged", entry.merged?.json ?? .null),
         ]))
     }
 

@@ -47,7 +47,7 @@ public struct PushedLog {
             SELECT ?2, path, method, create_only, body, changes, base_body, base_etag,
                 CASE WHEN method = 'DELETE' THEN NULL ELSE ?3 END, ?4, reverts
             FROM outbox WHERE seq = ?1
-            """, [.integer(seq), .real(now), SQLValue(etag), SQLValue(merged.map(Self.stored))])
+            """, [.integer(seq), .real(now), SQLValue(etag), SQLValue(merged.map { $0.json.serialized() })])
     }
 
     /// Migration `007-protocol-v2`'s part: whose changes a write was merged with.
@@ -60,16 +60,9 @@ public struct PushedLog {
         ALTER TABLE pushed_log ADD COLUMN reverts INTEGER;
         """
 
-    /// `{"fields": [...], "by": [...]}`, as the server said it.
-    static func stored(_ merged: MergedChanges) -> String {
-        JSONValue.object(JSONObject([("fields", .array(merged.fields.map { .string($0) })),
-                                     ("by", .array(merged.by.map { .string($0) }))])).serialized()
-    }
-
     static func merged(from text: String?) -> MergedChanges? {
-        guard let object = text.flatMap({ try? JSONParser.parse($0) })?.objectValue else { return nil }
-        return MergedChanges(fields: object["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                             by: object["by"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        guard let note = text.flatMap({ try? JSONParser.parse($0) }), note.objectValue != nil else { return nil }
+        return MergedChanges(json: note)
     }
 
     /// The newest entries first, of one path or of all; at most `limit`.

@@ -137,7 +137,7 @@ struct ScriptedBatchSender: WriteSender {
 
     @Test func aMergedAnswerIsReportedAndLogged() throws {
         try enqueue("books/b-1", "A", on: ["id": "b-1", "title": "old", "copies": 1])
-        let merged = MergedChanges(fields: ["copies"], by: ["bob"])
+        let merged = MergedChanges(json: ["fields": ["copies"], "by": ["bob"]])
         var sender = ScriptedBatchSender(limit: 100, answers: [
             .applied(document: #"{"id":"b-1","title":"A","copies":5}"#, etag: "\"3\"", merged: merged),
         ])
