@@ -16,8 +16,9 @@ protocol Verb: CommandSyntax {
     static func runsOnline(_ options: Options) -> Bool
 
     /// The same, for a verb whose answer depends on what the device holds:
-    /// it may look at the account's files read-only (as git's
-    /// RUN_SETUP_GENTLY), and must change nothing. By default `runsOnline(options)`.
+    /// it may look at the account's files (as git's RUN_SETUP_GENTLY; it
+    /// may open an existing store as the command would), and must change
+    /// nothing the account holds. By default `runsOnline(options)`.
     static func runsOnline(_ options: Options, lookingAt context: CommandContext) -> Bool
 
     static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode

@@ -90,7 +90,7 @@ enum Edit: Verb {
 
     static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
         let workspace = try AccountWorkspace(context)
-        let store = try workspace.openStore()
+        let store = try EditBase.storeLookedAt(workspace) ?? workspace.openStore()
         let key = options.path.description
         let base = try EditBase.load(options.path, store: store, workspace: workspace, fetchIfMissing: !options.create)
 
