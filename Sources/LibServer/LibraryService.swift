@@ -101,7 +101,11 @@ public final class LibraryService: Sendable {
             case .route(let route, let call):
                 switch route.answer {
                 case .anyone(let answer): return .respond(try answer(self, call))
-                case .signedIn(let answer): return .respond(try withUser(request) { try answer(self, call, $0) })
+                case .signedIn(let answer):
+                    let respond = { try self.withUser(request) { try answer(self, call, $0) } }
+                    // A read's token check and its answer share one connection and one snapshot.
+                    let reads = request.method == "GET" || request.method == "HEAD"
+                    return .respond(try reads ? store.readTogether(respond) : respond())
                 case .signedInMayWait(let answer):
                     guard let user = try authenticate(request) else { return .respond(try unauthorized(request).response) }
                     return try answer(self, call, user)

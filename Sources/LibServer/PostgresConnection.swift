@@ -98,6 +98,10 @@ final class PostgresConnection: SQLConnection {
         }
     }
 
+    func readTogether<T>(_ body: () throws -> T) throws -> T {
+        try body()
+    }
+
     /// Whether the server is a standby in recovery (read-only).
     func isStandby() throws -> Bool {
         try scalar("SELECT pg_is_in_recovery()")?.integer == 1

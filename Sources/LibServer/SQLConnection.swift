@@ -21,6 +21,11 @@ protocol SQLConnection: AnyObject {
     /// Runs `body` in a write transaction, committing when it returns and
     /// rolling back when it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T
+    /// Runs `body`, which only reads, so that its reads are one: in one read
+    /// transaction on SQLite (one snapshot; the database's read locks are
+    /// taken once, not once per statement). PostgreSQL runs them as they
+    /// are: a transaction would cost two more round trips there.
+    func readTogether<T>(_ body: () throws -> T) throws -> T
     /// Serializes the rest of the transaction with every other transaction
     /// (in any process) that takes the same lock. SQLite's `BEGIN IMMEDIATE`
     /// already serializes all writers, so only PostgreSQL needs to do anything.

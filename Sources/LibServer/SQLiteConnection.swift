@@ -42,5 +42,17 @@ final class SQLiteConnection: SQLConnection {
         try database.write { _ in try body() }
     }
 
+    func readTogether<T>(_ body: () throws -> T) throws -> T {
+        try database.run(cached: "BEGIN")
+        do {
+            let value = try body()
+            try database.run(cached: "COMMIT")
+            return value
+        } catch {
+            if database.isInTransaction { try? database.run(cached: "ROLLBACK") }
+            throw error
+        }
+    }
+
     func lock(_ name: String) throws {}
 }

@@ -30,9 +30,35 @@ public final class ServerStore: Sendable {
         return try body(lent.connection)
     }
 
-    /// Statements outside a transaction: each one sees the latest commit.
+    /// Statements outside a transaction: each one sees the latest commit
+    /// (in `readTogether`, the snapshot its first read took).
     func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        try withConnection(body)
+        if let held = Self.heldForReads, held.store == ObjectIdentifier(self) { return try body(held.connection) }
+        return try withConnection(body)
+    }
+
+    /// Runs `body`, which only reads, with one connection for all its
+    /// `read`s, which then share one read transaction (`readTogether`): a
+    /// request that checks its token and then reads a book takes a
+    /// connection from the pool once, and SQLite's read locks once. `body`
+    /// must not write: a write would take a second connection while this
+    /// one is held.
+    func readTogether<T>(_ body: () throws -> T) throws -> T {
+        if let held = Self.heldForReads, held.store == ObjectIdentifier(self) { return try body() }
+        return try withConnection { connection in
+            try Self.$heldForReads.withValue(Held(store: ObjectIdentifier(self), connection: connection)) {
+                try connection.readTogether(body)
+            }
+        }
+    }
+
+    /// The connection `readTogether` lends to the reads of the thread it runs on.
+    @TaskLocal private static var heldForReads: Held?
+
+    /// `@unchecked`: only the thread that runs `readTogether` sees it.
+    private struct Held: @unchecked Sendable {
+        let store: ObjectIdentifier
+        let connection: any SQLConnection
     }
 
     /// One write transaction.
