@@ -67,6 +67,8 @@ let package = Package(
         // C libraries from Debian.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         .systemLibrary(name: "CSodium", path: "Sources/CSodium"),
+        // SHA-256 on the processor's SHA extensions, for lib-server's per-request digests.
+        .target(name: "CSHA256", path: "Sources/CSHA256"),
         // libpq, linked into lib-server only (lib never loads it).
         .systemLibrary(name: "CPostgres", path: "Sources/CPostgres"),
         // The one dlopen loader of the three shims below.
@@ -99,7 +101,7 @@ let package = Package(
 
         // The reference server.
         .target(name: "LibHTTPServer", dependencies: ["CEventLoop", "LibBase", "LibHTTP", "LibJSON"]),
-        .target(name: "LibServer", dependencies: ["LibBase", "LibJSON", "LibBookSchema", "LibStore", "LibHTTPServer", "LibHTTP", "CSQLite", "CSodium", "CPostgres", "CSignals"]),
+        .target(name: "LibServer", dependencies: ["LibBase", "LibJSON", "LibBookSchema", "LibStore", "LibHTTPServer", "LibHTTP", "CSQLite", "CSodium", "CSHA256", "CPostgres", "CSignals"]),
         .executableTarget(name: "lib-server", dependencies: ["LibServer"]),
 
         // The client.

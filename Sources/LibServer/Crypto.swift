@@ -1,7 +1,9 @@
+import CSHA256
 import CSodium
 
-/// The server's cryptography, all from libsodium: argon2id password hashes,
-/// random tokens and identifiers, SHA-256 digests.
+/// The server's cryptography, from libsodium: argon2id password hashes,
+/// random tokens and identifiers, SHA-256 digests (on the processor's SHA
+/// extensions when it has them).
 enum Crypto {
     /// sodium_init is idempotent and thread-safe; called before any other use.
     static let ready: Bool = sodium_init() >= 0
@@ -34,10 +36,17 @@ enum Crypto {
     }
 
     static func sha256Hex(_ data: [UInt8]) -> String {
+        var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
+        if csha256_hardware(data, data.count, &digest) != 0 { digest = portableSHA256(data) }
+        return hex(digest)
+    }
+
+    /// libsodium's SHA-256, for processors without SHA extensions.
+    static func portableSHA256(_ data: [UInt8]) -> [UInt8] {
         _ = ready
         var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
         crypto_hash_sha256(&digest, data, UInt64(data.count))
-        return hex(digest)
+        return digest
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
