@@ -67,6 +67,42 @@ import TestSupport
                                          headers: [("Authorization", "Bearer \(alice.token)")]).status == 204)
         #expect(try onSecond.get("/v1/books/b-7").status == 401, "a revoked token stops working on every server")
     }
+
+    /// A server on SQLite answers a signed-in GET it answered before from
+    /// memory while the database is unchanged (`RememberedReads`): a change
+    /// or a sign-out through the other server must end that at once, for
+    /// each of its pooled connections (hence the repeated reads).
+    @Test func whatAServerRemembersEndsWhenTheOtherServerWrites() throws {
+        let pair = try ServerPair()
+        let alice = try pair.first.signIn("alice")
+        let onSecond = SignedInClient(client: try pair.second.client(), token: alice.token, userID: alice.userID)
+        let before = try onSecond.get("/v1/books/b-7").header("ETag")
+        for _ in 0..<20 { #expect(try onSecond.get("/v1/books/b-7").header("ETag") == before) }
+        let written = try alice.put("b-7", #"{"title":"Changed on the first"}"#, ifMatch: try #require(before))
+        #expect(written.status == 200)
+        for _ in 0..<20 {
+            let read = try onSecond.get("/v1/books/b-7")
+            #expect(read.header("ETag") == written.header("ETag"))
+            #expect(read.text.contains("Changed on the first"))
+        }
+        #expect(try alice.client.request("DELETE", "/v1/sessions/current",
+                                         headers: [("Authorization", "Bearer \(alice.token)")]).status == 204)
+        for _ in 0..<20 { #expect(try onSecond.get("/v1/books/b-7").status == 401, "revoked on the other server") }
+    }
+
+    /// The same on one server: a write through one pooled connection ends
+    /// what the others remember, and the writing one forgets its own.
+    @Test func whatAServerRemembersEndsWhenItWritesItself() throws {
+        let server = try DemoServer()
+        let alice = try server.signIn("alice")
+        for round in 0..<5 {
+            let before = try alice.etag(of: "b-7")
+            for _ in 0..<10 { #expect(try alice.get("/v1/books/b-7").header("ETag") == before) }
+            let written = try alice.put("b-7", #"{"title":"Round \#(round)"}"#, ifMatch: before)
+            #expect(written.status == 200)
+            for _ in 0..<10 { #expect(try alice.get("/v1/books/b-7").header("ETag") == written.header("ETag")) }
+        }
+    }
 }
 
 /// Two servers on one database (the first installs the demo data).
