@@ -3,31 +3,48 @@ import Synchronization
 
 /// The server's database as a small pool of connections, one per request
 /// being served at a time: reads on SQLite go on in parallel (WAL), and
-/// PostgreSQL gets real concurrency.
+/// PostgreSQL gets real concurrency. No lock is shared by every request: a
+/// request claims a free connection with one atomic exchange on the pool's
+/// bit set (the lowest free one, so the same few connections, and what
+/// they remember, stay warm), and waits only when every connection is busy.
 public final class ServerStore: Sendable {
-    private let idle: Mutex<[Lent]>
+    private let connections: [Lent]
+    /// Bit `i` set: `connections[i]` is lent.
+    private let lent = Atomic<UInt64>(0)
+    /// As many as there are connections not lent.
     private let available: DispatchSemaphore
     let dialect: SQLDialect
     /// Posted after each write commits, while change-feed requests wait.
     let changeNotices = ChangeNotices()
 
     /// `first` is the connection that created and migrated the database;
-    /// `others` join it in the pool.
+    /// `others` join it in the pool (63 at most).
     init(first: any SQLConnection, others: [any SQLConnection]) {
-        idle = Mutex(([first] + others).map(Lent.init))
-        available = DispatchSemaphore(value: 1 + others.count)
+        connections = ([first] + others.prefix(63)).map(Lent.init)
+        available = DispatchSemaphore(value: connections.count)
         dialect = first.dialect
     }
 
     /// Lends a connection to `body`, waiting for one to be free.
     func withConnection<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         available.wait()
-        let lent = idle.withLock { $0.removeLast() }
+        let index = claimFreeConnection()
         defer {
-            idle.withLock { $0.append(lent) }
+            lent.bitwiseAnd(~(UInt64(1) << index), ordering: .releasing)
             available.signal()
         }
-        return try body(lent.connection)
+        return try body(connections[index].connection)
+    }
+
+    /// The semaphore let this thread in, so a bit is clear for it.
+    private func claimFreeConnection() -> Int {
+        var seen = lent.load(ordering: .relaxed)
+        while true {
+            let index = (~seen).trailingZeroBitCount
+            let (claimed, now) = lent.compareExchange(expected: seen, desired: seen | (UInt64(1) << index), ordering: .acquiring)
+            if claimed { return index }
+            seen = now
+        }
     }
 
     /// Statements outside a transaction: each one sees the latest commit
@@ -69,8 +86,8 @@ public final class ServerStore: Sendable {
     }
 
     /// A connection as the pool keeps it. `@unchecked`: a connection is
-    /// used by one thread at a time, the one that took it out of `idle`
-    /// (until it puts it back).
+    /// used by one thread at a time, the one whose claim set its bit (until
+    /// it clears it).
     private struct Lent: @unchecked Sendable {
         let connection: any SQLConnection
     }
