@@ -33,6 +33,11 @@ import TestSupport
         let stop = Shared(false)
         let held = Shared(0)
         let group = DispatchGroup()
+        // The crowd's threads hold the port, not the server: a detached
+        // thread lets go of what its closure holds only after `group.wait()`
+        // returned, and a server released then, as the test run exits,
+        // would outlive it (holding `swift test`'s output open).
+        let port = demo.server.port
         for peer in 0..<40 {
             group.enter()
             Thread.detachNewThread {
@@ -48,7 +53,7 @@ import TestSupport
                         return true
                     }
                     while fds.count < stall.perPeer, !stop.value {
-                        guard let fd = try? HostileClientTests.connect(from: "127.0.1.\(peer + 10)", to: demo.server.port) else { break }
+                        guard let fd = try? HostileClientTests.connect(from: "127.0.1.\(peer + 10)", to: port) else { break }
                         _ = stall.rawValue.withCString { send(fd, $0, strlen($0), 0) }
                         fds.append(fd)
                         held.withLock { $0 += 1 }
