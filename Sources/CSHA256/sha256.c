@@ -3,6 +3,7 @@
 // SHA256RNDS2, the state kept as ABEF and CDGH.
 #include "csha256.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -62,14 +63,18 @@ static void compress(uint32_t state[8], const uint8_t *blocks, size_t count) {
 }
 
 int csha256_hardware_available(void) {
-    static int known = -1;
-    if (known < 0) {
+    // Asked by every handler thread; the answer never changes, so a thread
+    // that finds it unknown may work it out again.
+    static atomic_int known = -1;
+    int answer = atomic_load_explicit(&known, memory_order_relaxed);
+    if (answer < 0) {
         unsigned int eax, ebx, ecx, edx;
         int sse = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_SSSE3) && (ecx & bit_SSE4_1);
         int sha = __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ebx & bit_SHA);
-        known = sse && sha;
+        answer = sse && sha;
+        atomic_store_explicit(&known, answer, memory_order_relaxed);
     }
-    return known;
+    return answer;
 }
 
 int csha256_hardware(const uint8_t *data, size_t length, uint8_t digest[32]) {
@@ -80,7 +85,7 @@ int csha256_hardware(const uint8_t *data, size_t length, uint8_t digest[32]) {
     // The rest, the 0x80 byte, zeros and the length in bits: one block or two.
     uint8_t tail[128] = {0};
     size_t rest = length % 64;
-    memcpy(tail, data + 64 * whole, rest);
+    if (rest > 0) memcpy(tail, data + 64 * whole, rest);
     tail[rest] = 0x80;
     size_t tail_length = rest < 56 ? 64 : 128;
     uint64_t bits = (uint64_t)length * 8;

@@ -6,9 +6,9 @@ import LibSync
 
 /// The push's sender: outbox items as protocol-v2 batches when the server
 /// speaks v2, else one by one as v1 writes (both through `LibraryWriter`),
-/// over one connection for the whole push; each answer
-/// as the sync core's `WriteOutcome`, with what stopped it (`PushStop`). It
-/// stops before a request once asked to or past the deadline.
+/// over one connection for the whole push; each answer as the sync core's
+/// `WriteOutcome`, with what stopped it (`PushStop`). It stops before a
+/// request once asked to or past the deadline.
 struct HTTPWriteSender: WriteSender {
     /// Why a write was not done: what the push explains.
     enum PushStop: Sendable {
