@@ -36,4 +36,8 @@ set +e
 "$@"
 status=$?
 set -e
+if [ $status -ne 0 ]; then
+  echo "with-postgres: the command failed ($status); the cluster's log ends:" >&2
+  tail -n 40 "$dir/server.log" >&2 || true
+fi
 exit $status

@@ -37,12 +37,7 @@ public enum CommandRunner {
         let collected = OutputCollector()
         let group = DispatchGroup()
         for (handle, isOut) in [(outPipe.fileHandleForReading, true), (errPipe.fileHandleForReading, false)] {
-            group.enter()
-            DispatchQueue.global().async {
-                let data = handle.readDataToEndOfFile()
-                collected.set(data, isOut: isOut)
-                group.leave()
-            }
+            OwnThread.start(in: group) { collected.set(handle.readDataToEndOfFile(), isOut: isOut) }
         }
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(2_000) }

@@ -52,7 +52,7 @@ public final class ServerProcess: @unchecked Sendable {
         self.port = port
         // Keep draining stdout so that the server never blocks on a full pipe.
         let handle = output.fileHandleForReading
-        DispatchQueue.global().async { _ = handle.readDataToEndOfFile() }
+        OwnThread.start { _ = handle.readDataToEndOfFile() }
     }
 
     /// The same database (and directory) served again, by default on the

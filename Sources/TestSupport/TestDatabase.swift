@@ -21,13 +21,28 @@ public enum TestDatabase {
     /// Runs one SQL statement against `location` and returns its rows as
     /// lines of `|`-separated columns, on whichever store it is.
     public static func query(_ location: String, _ sql: String) throws -> String {
-        if location.hasPrefix("postgresql://") {
-            return try CommandRunner.run("/usr/lib/postgresql/15/bin/psql", ["-qAt", location, "-c", sql]).stdout
+        try run(location, sql).stdout
+    }
+
+    /// The one integer `sql` answers; a failed query, or any other answer,
+    /// is an error that shows what the command printed.
+    public static func integer(_ location: String, _ sql: String) throws -> Int {
+        let result = try run(location, sql)
+        guard result.status == 0, let value = Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw TestDatabaseError.queryFailed(result.description)
         }
-        return try CommandRunner.run("/usr/bin/sqlite3", [location, sql]).stdout
+        return value
+    }
+
+    private static func run(_ location: String, _ sql: String) throws -> CommandResult {
+        if location.hasPrefix("postgresql://") {
+            return try CommandRunner.run("/usr/lib/postgresql/15/bin/psql", ["-qAt", location, "-c", sql])
+        }
+        return try CommandRunner.run("/usr/bin/sqlite3", [location, sql])
     }
 }
 
 public enum TestDatabaseError: Error {
     case createFailed(String)
+    case queryFailed(String)
 }

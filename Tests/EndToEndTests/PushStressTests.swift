@@ -57,11 +57,9 @@ import TestSupport
             let results = RunResults()
             let group = DispatchGroup()
             for index in 0..<2 {
-                group.enter()
-                DispatchQueue.global().async {
+                OwnThread.start(in: group) {
                     if index == 1 { usleep(UInt32.random(in: 0...500_000)) }
                     results.append(try? alice.lib("push"))
-                    group.leave()
                 }
             }
             group.wait()

@@ -64,12 +64,11 @@ import TestSupport
         try net.removeRoute()
         #expect(try net.lib("edit", "books/w-3", "--create", "title=Offline").status == 0)
         let started = monotonicNow()
-        let push = DispatchQueue.global()
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var result: CommandResult?
         nonisolated(unsafe) var finished = 0.0
         // Without the route event it would wait out the 60 s and fail.
-        push.async {
+        OwnThread.start {
             result = try? net.lib("push", "--wait", "60")
             finished = monotonicNow()
             done.signal()

@@ -90,11 +90,7 @@ import TestSupport
         for (index, book) in books.enumerated() {
             #expect(try alice.lib("edit", "books/\(book)", "--create", "title=Twice?").status == 0)
             if index % 5 == 4 {
-                manual.enter()
-                DispatchQueue.global().async {
-                    _ = try? alice.lib("push")
-                    manual.leave()
-                }
+                OwnThread.start(in: manual) { _ = try? alice.lib("push") }
             }
         }
         manual.wait()

@@ -86,12 +86,12 @@ import TestSupport
         var cursor = try reader.changes(since: nil).next
         let statuses = Box<[String: Int]>()
         let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) {
+        OwnThread.start(in: group) {
             let status = (try? alice.put("b-1", #"{"title":"Held"}"#, ifMatch: etags.b1).status) ?? -1
             statuses.update { var s = $0 ?? [:]; s["b-1"] = status; return s }
         }
         usleep(300_000)
-        DispatchQueue.global().async(group: group) {
+        OwnThread.start(in: group) {
             let status = (try? onSecond.put("b-2", #"{"title":"Later"}"#, ifMatch: etags.b2).status) ?? -1
             statuses.update { var s = $0 ?? [:]; s["b-2"] = status; return s }
         }
@@ -120,7 +120,7 @@ import TestSupport
             SignedInClient(client: try (i % 2 == 0 ? pair.first : pair.second).client(), token: alice.token, userID: alice.userID)
         }
         for (i, writer) in writers.enumerated() {
-            DispatchQueue.global().async(group: group) {
+            OwnThread.start(in: group) {
                 for n in 0..<25 {
                     let id = "c-\(i)-\(n)"
                     _ = try? writer.put(id, #"{"title":"Concurrent \#(i) \#(n)"}"#, create: true)

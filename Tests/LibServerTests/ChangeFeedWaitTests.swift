@@ -79,11 +79,15 @@ import TestSupport
         let alice = try demo.signIn("alice")
         let now = try Self.page(try alice.get("/v1/changes")).next
         let database = demo.server.databasePath
-        let count = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        let before = Int(try TestDatabase.query(database, count).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        let others = "FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        // The listener connects on a thread of its own, maybe after `listening on`.
+        let listening = Date()
+        while try TestDatabase.integer(database, "SELECT count(*) \(others) AND query LIKE 'LISTEN %'") == 0,
+              Date().timeIntervalSince(listening) < 20 { usleep(50_000) }
+        let before = try TestDatabase.integer(database, "SELECT count(*) \(others)")
         let waiting = try (0..<100).map { _ in try Self.startWaiting(demo, token: alice.token, since: now, wait: 30) }
         usleep(1_000_000)
-        let during = Int(try TestDatabase.query(database, count).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        let during = try TestDatabase.integer(database, "SELECT count(*) \(others)")
         #expect(during == before, "database connections: \(before) before, \(during) with 100 waiting requests")
         #expect(try alice.put("b-9", #"{"title":"Ninth"}"#, ifMatch: try alice.etag(of: "b-9")).status == 200)
         for client in waiting { #expect(try Self.page(try client.readResponse()).ids == ["b-9"]) }
