@@ -40,19 +40,19 @@ extension LibraryWriter {
         switch response.status {
         case 200:
             guard response.mediaType == MediaType.json, let results = response.json?["results"]?.arrayValue else {
-                return batchNotTheServers(response.seen + " where a batch's results were expected")
+                return batchNotTheServers(response, seen: response.seen + " where a batch's results were expected")
             }
             guard results.count == items.count else {
-                return batchNotTheServers("\(results.count) results to a batch of \(items.count) writes")
+                return batchNotTheServers(response, seen: "\(results.count) results to a batch of \(items.count) writes")
             }
             var answers: [WriteAnswer] = []
             for (item, result) in zip(items, results) {
                 guard result["key"]?.stringValue == item.key else {
-                    return batchNotTheServers("a batch's results without their writes' keys")
+                    return batchNotTheServers(response, seen: "a batch's results without their writes' keys")
                 }
                 switch itemAnswer(result, to: item) {
                 case .success(let answer): answers.append(answer)
-                case .failure(let doubt): return batchNotTheServers(doubt.seen)
+                case .failure(let doubt): return batchNotTheServers(response, seen: doubt.seen)
                 }
             }
             return .answered(answers)
@@ -64,12 +64,12 @@ extension LibraryWriter {
             return .failed(.temporary(TransportFailure(
                 kind: .serverError(status: 413, reason: "Content Too Large", retryAfter: nil), endpoint: api.endpoint)))
         case 429, 500...599, 300...399:
-            guard let failure = api.failure(for: response) else { return batchNotTheServers(response.seen) }
+            guard let failure = api.failure(for: response) else { return batchNotTheServers(response) }
             return .failed(.temporary(failure))
         default:
             // A 400 to a batch lib made is lib's or an intermediary's fault,
             // never the writes': they stay pending, with the words.
-            return batchNotTheServers(response.seen + (response.isJSON ? ": " + response.problemDetail : ""))
+            return batchNotTheServers(response, seen: response.seen + (response.isJSON ? ": " + response.problemDetail : ""))
         }
     }
 
@@ -111,7 +111,7 @@ extension LibraryWriter {
         init(_ seen: String) { self.seen = seen }
     }
 
-    private func batchNotTheServers(_ seen: String) -> BatchAnswer {
-        .failed(.temporary(TransportFailure(kind: .notFromLibraryServer(seen: seen), endpoint: api.endpoint)))
+    private func batchNotTheServers(_ response: HTTPResponse, seen: String? = nil) -> BatchAnswer {
+        .failed(.temporary(notTheServers(response, seen: seen)))
     }
 }

@@ -20,10 +20,11 @@ public enum WriteAnswer: Sendable {
 }
 
 /// Sends writes over one `ServerAPI` (one connection for a whole push), one
-/// by one under protocol v1 or in batches under v2, and reads each answer as DESIGN.md's "Writes: the outbox" says: 2xx applied,
-/// 412 conflict, 401 unauthorized, 409/429/5xx and transport failures
-/// temporary, other 4xx rejected; an answer that would settle a write must
-/// prove it is the library server's (`LibraryServerProof`).
+/// by one under protocol v1 or in batches under v2, and reads each answer as
+/// DESIGN.md's "Writes: the outbox" says: 2xx applied, 412 conflict, 401
+/// unauthorized, 409/429/5xx and transport failures temporary, other 4xx
+/// rejected; an answer that would settle a write must prove it is the
+/// library server's (`LibraryServerProof`).
 public struct LibraryWriter {
     public let api: ServerAPI
     /// What a returned book is checked with: the account's book schema.
@@ -67,7 +68,7 @@ public struct LibraryWriter {
             && ![401, 409, 429].contains(response.status))
         if settles, let doubt = LibraryServerProof.doubtAboutWrite(response, key: item.key,
                                                                   isPut: !item.isDelete, id: item.id, rules: rules) {
-            return .temporary(TransportFailure(kind: .notFromLibraryServer(seen: doubt), endpoint: api.endpoint, proxy: response.proxy))
+            return .temporary(notTheServers(response, seen: doubt))
         }
         switch response.status {
         case 200...299:
@@ -87,20 +88,23 @@ public struct LibraryWriter {
             return .temporary(TransportFailure(
                 kind: .serverError(status: 409, reason: "Conflict", retryAfter: response.retryAfter), endpoint: api.endpoint))
         case 429, 500...599, 300...399:
-            guard let failure = api.failure(for: response) else { return notTheServers(response) }
+            guard let failure = api.failure(for: response) else { return .temporary(notTheServers(response)) }
             return .temporary(failure)
         case 400...499:
             return .rejected(problem: response.problemDetail)
         default:
-            return notTheServers(response)
+            // A 304 to a write, a 1xx as the final answer, a status outside
+            // 100-599: nothing the library server sends, so nothing that may
+            // drop the write (found by the client-answer fuzz target, which
+            // saw a write rejected on "HTTP/1.1 3").
+            return .temporary(notTheServers(response))
         }
     }
 
-    /// A 304 to a write, a 1xx as the final answer, a status outside
-    /// 100-599: nothing the library server sends, so nothing that may drop
-    /// the write (found by the client-answer fuzz target, which saw a write
-    /// rejected on "HTTP/1.1 3").
-    private func notTheServers(_ response: HTTPResponse) -> WriteAnswer {
-        .temporary(TransportFailure(kind: .notFromLibraryServer(seen: response.seen), endpoint: api.endpoint, proxy: response.proxy))
+    /// An answer that does not prove it is the library server's, as the
+    /// failure that keeps the write pending; `seen`: what was wrong with it,
+    /// when more than its status line.
+    func notTheServers(_ response: HTTPResponse, seen: String? = nil) -> TransportFailure {
+        TransportFailure(kind: .notFromLibraryServer(seen: seen ?? response.seen), endpoint: api.endpoint, proxy: response.proxy)
     }
 }
