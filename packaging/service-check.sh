@@ -71,7 +71,7 @@ wait_active active running
 check "running" active "$(prop ActiveState)"
 check "as its own user" lib-server "$(ps -o user= -p "$(prop MainPID)")"
 check "flags from /etc/default/lib-server" \
-    "/usr/bin/lib-server --listen 127.0.0.1:8080 --db /var/lib/lib-server/library.sqlite --session-lifetime 2592000" \
+    "/usr/bin/lib-server --listen 127.0.0.1:8080 --db /var/lib/lib-server/library.sqlite --session-lifetime 7776000" \
     "$(ps -o args= -p "$(prop MainPID)")"
 printf '%s\n' 'a long password' | runuser -u lib-server -- \
     lib-server user add alice --role librarian --db /var/lib/lib-server/library.sqlite

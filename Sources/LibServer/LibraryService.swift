@@ -24,9 +24,11 @@ public final class LibraryService: Sendable {
     let loginThrottle: LoginThrottle
     /// The time every record is dated with.
     let clock: ServerClock
-    /// How long a token works after its sign-in, in seconds.
+    /// How long a token works after its last use, in seconds.
     let sessionLifetime: TimeInterval
-    public static let defaultSessionLifetime: TimeInterval = 30 * 24 * 3600
+    /// 90 days: a device offline for longer than the change feed keeps
+    /// deletions (30 days) still comes back signed in.
+    public static let defaultSessionLifetime: TimeInterval = 90 * 24 * 3600
     /// How long the change feed keeps a deletion, in seconds (`--change-retention`).
     let changeRetention: TimeInterval
     public static let defaultChangeRetention: TimeInterval = ChangeLog.defaultRetention
@@ -102,10 +104,20 @@ public final class LibraryService: Sendable {
                 switch route.answer {
                 case .anyone(let answer): return .respond(try answer(self, call))
                 case .signedIn(let answer):
-                    let respond = { try self.withUser(request) { try answer(self, call, $0) } }
-                    // A read's token check and its answer share one connection and one snapshot.
+                    var renewalDue = false
+                    let respond = { () throws -> HTTPResponse in
+                        guard case .signedIn(let user, let due) = try self.standing(of: request) else {
+                            return try self.unauthorized(request).response
+                        }
+                        renewalDue = due
+                        return try answer(self, call, user)
+                    }
+                    // A read's token check and its answer share one connection and
+                    // one snapshot; the session's use is written down after it.
                     let reads = request.method == "GET" || request.method == "HEAD"
-                    return .respond(try reads ? store.readTogether(respond) : respond())
+                    let response = try reads ? store.readTogether(respond) : respond()
+                    if renewalDue { recordUse(of: request) }
+                    return .respond(response)
                 case .signedInMayWait(let answer):
                     guard let user = try authenticate(request) else { return .respond(try unauthorized(request).response) }
                     return try answer(self, call, user)
@@ -161,9 +173,11 @@ public final class LibraryService: Sendable {
 
     static let missingToken = "Send 'Authorization: Bearer TOKEN' with a token from POST /v1/sessions"
 
-    /// The user behind the request's bearer token, or nil.
+    /// The user behind the request's bearer token, or nil; a use that is
+    /// due to be written down is, before the request goes on.
     func authenticate(_ request: HTTPRequest) throws -> User? {
-        guard case .signedIn(let user) = try standing(of: request) else { return nil }
+        guard case .signedIn(let user, let renewalDue) = try standing(of: request) else { return nil }
+        if renewalDue { recordUse(of: request) }
         return user
     }
 
@@ -172,16 +186,23 @@ public final class LibraryService: Sendable {
         return try store.read { try UserDirectory.standing(ofToken: token, lifetime: sessionLifetime, at: clock.now(), in: $0) }
     }
 
-    private func withUser(_ request: HTTPRequest, _ body: (User) throws -> HTTPResponse) throws -> HTTPResponse {
-        guard let user = try authenticate(request) else { return try unauthorized(request).response }
-        return try body(user)
+    /// Slides the session's end on. Best effort: a database that cannot take
+    /// the write now (a full disk) still answers the request, and the next
+    /// use tries again.
+    private func recordUse(of request: HTTPRequest) {
+        guard let token = Self.bearerToken(request) else { return }
+        do {
+            try store.write { try UserDirectory.recordUse(ofToken: token, at: clock.now(), in: $0) }
+        } catch {
+            failureLog("could not record a session's use: \(error)")
+        }
     }
 
     /// The 401 for a request without a live token, saying which case it is.
     func unauthorized(_ request: HTTPRequest) throws -> Problem {
         if Self.bearerToken(request) == nil { return Problem.unauthorized(Self.missingToken) }
         if case .expired = try standing(of: request) {
-            return Problem.unauthorized("The session expired (sessions last \(Int(sessionLifetime)) s): sign in again")
+            return Problem.unauthorized("The session expired (unused for more than \(Int(sessionLifetime)) s): sign in again")
         }
         return Problem.unauthorized("The token is not valid (unknown or revoked): sign in again")
     }

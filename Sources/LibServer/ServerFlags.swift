@@ -60,10 +60,13 @@ enum ServerFlags {
                 options.limits.maxConnectionsPerPeer = try ServeOptions.positive(value, for: "--max-connections-per-peer", wants: "a positive number")
             },
             ServerFlag(name: "session-lifetime", short: nil, value: "SECONDS",
-                       summary: "a token older than this is refused (401); 30 days by default",
+                       summary: "a token unused for longer is refused (401); 90 days by default",
                        manual: """
-                           How long a sign-in lasts: a token older than that is refused (401), and lib asks its user \
-                           to sign in again. The default is 30 days (2592000).
+                           How long a session lasts without use: each use moves its end on (written down at most \
+                           once an hour), so a device that keeps using it, cron included, stays signed in, and a \
+                           token unused for longer than this is refused (401) and lib asks its user to sign in \
+                           again. The default is 90 days (7776000): longer than the change feed keeps deletions, so \
+                           a device offline for a month comes back signed in.
                            """) { options, value throws(ServerUsageError) in
                 options.sessionLifetime = TimeInterval(try ServeOptions.positive(value, for: "--session-lifetime", wants: "a positive number of seconds"))
             },

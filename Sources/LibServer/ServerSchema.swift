@@ -79,6 +79,11 @@ enum ServerSchema {
             INSERT INTO changes (book_id, deleted, at)
                 SELECT id, document IS NULL, CAST(strftime('%s', 'now') AS REAL) FROM books ORDER BY id;
             """),
+        // A session lasts while it is used: its last recorded use
+        // (UserDirectory.recordUse); NULL until the first renewal.
+        ServerMigration("006-session-use", sql: """
+            ALTER TABLE sessions ADD COLUMN used_at REAL;
+            """),
     ]
 
     /// PostgreSQL's: the tables in the shape the SQLite migrations had
@@ -141,6 +146,10 @@ enum ServerSchema {
             INSERT INTO change_feed (epoch, horizon) VALUES (substr(md5(random()::text || clock_timestamp()::text), 1, 12), 0);
             INSERT INTO changes (book_id, deleted, at)
                 SELECT id, CASE WHEN document IS NULL THEN 1 ELSE 0 END, extract(epoch from now()) FROM books ORDER BY id;
+            """),
+        // As SQLite's 006-session-use.
+        ServerMigration("003-session-use", sql: """
+            ALTER TABLE sessions ADD COLUMN used_at DOUBLE PRECISION;
             """),
     ]
 }

@@ -66,23 +66,45 @@ enum UserDirectory {
 
     /// What a bearer token stands for.
     enum TokenStanding {
-        case signedIn(User)
-        /// Started longer ago than the session lifetime.
+        /// `renewalDue`: its last recorded use is older than the renewal
+        /// step, so this use should be recorded (`recordUse`).
+        case signedIn(User, renewalDue: Bool)
+        /// Unused for longer than the session lifetime.
         case expired
         /// Never issued, or revoked.
         case unknown
     }
 
-    /// The user a live token belongs to: one started within `lifetime`
-    /// seconds and not revoked.
+    /// The user a live token belongs to: one used (or started) within
+    /// `lifetime` seconds and not revoked. A session's end slides with its
+    /// use, so a device that keeps using it (cron pushing every hour) never
+    /// meets a cliff, while one left unused still expires.
     static func standing(ofToken token: String, lifetime: TimeInterval, at now: Double, in db: any SQLConnection) throws -> TokenStanding {
         let rows = try db.query("""
-            SELECT u.id, u.username, u.role, s.created_at FROM sessions s JOIN users u ON u.id = s.user_id
+            SELECT u.id, u.username, u.role, s.created_at, s.used_at FROM sessions s JOIN users u ON u.id = s.user_id
             WHERE s.token_hash = ?1 AND s.revoked_at IS NULL
             """, [.text(Crypto.sha256Hex(Array(token.utf8)))])
         guard let row = rows.first, let user = user(from: row) else { return .unknown }
-        let started = row["created_at"].real ?? row["created_at"].integer.map(Double.init) ?? 0
-        return now - started > lifetime ? .expired : .signedIn(user)
+        let lastUse = max(seconds(row["created_at"]) ?? 0, seconds(row["used_at"]) ?? 0)
+        guard now - lastUse <= lifetime else { return .expired }
+        return .signedIn(user, renewalDue: now - lastUse >= renewalStep(lifetime: lifetime))
+    }
+
+    /// How stale a session's recorded use may grow before a use is written
+    /// down: an hour (a minute's worth of requests costs no write), less for
+    /// the short lifetimes tests use.
+    static func renewalStep(lifetime: TimeInterval) -> TimeInterval {
+        min(3600, lifetime / 20)
+    }
+
+    /// Moves the session's end to `lifetime` after `now` (never back).
+    static func recordUse(ofToken token: String, at now: Double, in db: any SQLConnection) throws {
+        try db.run("UPDATE sessions SET used_at = ?2 WHERE token_hash = ?1 AND revoked_at IS NULL AND (used_at IS NULL OR used_at < ?2)",
+                   [.text(Crypto.sha256Hex(Array(token.utf8))), .real(now)])
+    }
+
+    private static func seconds(_ value: SQLValue) -> Double? {
+        value.real ?? value.integer.map(Double.init)
     }
 
     static func revokeSession(token: String, at now: Double, in db: any SQLConnection) throws {

@@ -219,7 +219,7 @@ import TestSupport
         }
         let config = try String(contentsOfFile: built.serverRoot + "/etc/default/lib-server", encoding: .utf8)
         for setting in ["LIB_SERVER_LISTEN=127.0.0.1:8080", "LIB_SERVER_DB=/var/lib/lib-server/library.sqlite",
-                        "LIB_SERVER_SESSION_LIFETIME=2592000", "LIB_SERVER_OPTIONS="] {
+                        "LIB_SERVER_SESSION_LIFETIME=7776000", "LIB_SERVER_OPTIONS="] {
             #expect(config.contains("\n\(setting)\n"), "/etc/default/lib-server lacks \(setting)")
         }
 

@@ -48,14 +48,45 @@ import TestSupport
         return try #require(try JSONParser.parse(answer.body)["token"]?.stringValue)
     }
 
-    @Test func aSessionExpiresWhenTheClockPassesItsLifetime() throws {
+    @Test func aSessionUnusedForLongerThanItsLifetimeExpires() throws {
         let token = try signIn()
-        clock.advance(by: 3599)
+        clock.advance(by: 3600)
         #expect(try send("GET", "/v1/me", token: token).status == 200)
-        clock.advance(by: 2)
+        clock.advance(by: 3601)
         let expired = try send("GET", "/v1/me", token: token)
         #expect(expired.status == 401)
-        #expect(try JSONParser.parse(expired.body)["detail"]?.stringValue == "The session expired (sessions last 3600 s): sign in again")
+        #expect(try JSONParser.parse(expired.body)["detail"]?.stringValue == "The session expired (unused for more than 3600 s): sign in again")
+    }
+
+    /// Sessions slide (issue 47): a token used about once an hour, reads
+    /// and writes alike, works for a year under a one-hour lifetime.
+    @Test func aSessionInUseLastsPastItsLifetime() throws {
+        let token = try signIn()
+        var etag = try #require(try send("GET", "/v1/books/b-7", token: token).headers["ETag"])
+        for hour in 1...(24 * 365) {
+            clock.advance(by: 3500)
+            if hour % 24 == 0 {
+                let put = try send("PUT", "/v1/books/b-7", token: token, headers: [("If-Match", etag), ("Idempotency-Key", "k-\(hour)")],
+                                   body: #"{"id":"b-7","title":"Dune","author":"Frank Herbert","year":1965,"copies":\#(hour)}"#)
+                #expect(put.status == 200, "hour \(hour)")
+                guard let next = put.headers["ETag"] else { return }
+                etag = next
+            } else {
+                let me = try send("GET", "/v1/me", token: token)
+                #expect(me.status == 200, "hour \(hour)")
+                if me.status != 200 { return }
+            }
+        }
+    }
+
+    @Test func aSessionInUseIsStillRevokedAtOnce() throws {
+        let token = try signIn()
+        clock.advance(by: 3000)
+        #expect(try send("GET", "/v1/me", token: token).status == 200)
+        #expect(try send("DELETE", "/v1/sessions/current", token: token).status == 204)
+        let revoked = try send("GET", "/v1/me", token: token)
+        #expect(revoked.status == 401)
+        #expect(try JSONParser.parse(revoked.body)["detail"]?.stringValue == "The token is not valid (unknown or revoked): sign in again")
     }
 
     @Test func aWriteIsDatedInTheHistoryByTheClock() throws {
