@@ -110,6 +110,9 @@ struct AccountWorkspace {
                               reason: explanation.reason.token)
     }
 
+    /// The reason of a pull that stopped at its budget (`PullStopped`).
+    static let pullBudgetReason = "pull-budget"
+
     /// `error` in the user's words when it is one of the server's or the
     /// network's (a `RequestFailure`, a `PullStopped`); any other error as it is.
     func explained(_ error: any Error, pendingWrites: Int = 0) -> any Error {
@@ -122,7 +125,7 @@ struct AccountWorkspace {
             return explain(failure, pendingWrites: pendingWrites)
         case let stop as PullStopped:
             return CommandFailure("Stopped pulling from \(account.origin.hostAndPort) \(stop.why); what was pulled is kept on this device, "
-                                  + "and the next lib pull goes on from there.", exitCode: .temporaryFailure, reason: "pull-budget")
+                                  + "and the next lib pull goes on from there.", exitCode: .temporaryFailure, reason: Self.pullBudgetReason)
         default:
             return error
         }

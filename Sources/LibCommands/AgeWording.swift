@@ -17,4 +17,15 @@ public enum AgeWording {
         default: return "\(Int((s / (365 * 86400)).rounded())) years ago"
         }
     }
+
+    /// How long something lasts: "14 min 59 s", "3 days", "45 s".
+    public static func duration(_ seconds: Int) -> String {
+        if seconds >= 86_400, seconds % 3600 == 0 {
+            let days = seconds / 86_400, hours = (seconds % 86_400) / 3600
+            return (days == 1 ? "1 day" : "\(days) days") + (hours > 0 ? " \(hours) h" : "")
+        }
+        if seconds >= 3600 { return "\(seconds / 3600) h \(seconds % 3600 / 60) min" }
+        if seconds >= 60 { return "\(seconds / 60) min" + (seconds % 60 > 0 ? " \(seconds % 60) s" : "") }
+        return "\(seconds) s"
+    }
 }

@@ -340,6 +340,10 @@ final class WatchedAccount {
     var pullFailed = false
     var pullBackoff = RetryBackoff()
     var lastPullProblem: String?
+    /// Pulls stopped at their budget in a row, and no pull before this
+    /// (monotonic seconds) since the last of them (WatchPull.holdPulls).
+    var budgetStops = 0
+    var pullsHeldUntil: Double?
     private var backoff = RetryBackoff()
     private var outageStarted: Double?
     /// The last problem said, so that a retry failing the same way says nothing.

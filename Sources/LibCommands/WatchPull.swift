@@ -31,6 +31,11 @@ extension PushWatch {
         let now = MonotonicClock.now()
         account.pullDue = nil
         guard !account.needsLogin else { return }
+        if let held = account.pullsHeldUntil, now < held {
+            // After a budget stop no push, feed answer or route brings the next pull sooner.
+            account.pullDue = held
+            return
+        }
         if defersWhenMetered, networkManagerStatus()?.metered == true {
             // Owed: when NetworkManager says it is no longer metered (or the next push, or the interval).
             account.pullFailed = true
@@ -44,11 +49,15 @@ extension PushWatch {
             account.pullFailed = false
             account.pullBackoff = RetryBackoff()
             account.lastPullProblem = nil
+            account.budgetStops = 0
+            account.pullsHeldUntil = nil
             scheduleIdlePull(account, from: now)
             // LIB_WATCH_PULL_INTERVAL=0 (pulls only after pushes) holds no feed request either.
             if pullInterval > 0, let cursor = try? account.store.mirror(of: Pull.collection.description).cursor(), let token = try? account.workspace.token() {
                 feeds.ask(account.name, cursor: cursor, api: account.workspace.api(token: token, timeout: 90))
             }
+        } catch let failure as CommandFailure where failure.reason == AccountWorkspace.pullBudgetReason {
+            holdPulls(account, after: failure.message, from: now)
         } catch {
             let (message, code, _) = Pull.explanation(of: error, account.workspace)
             if code != .temporaryFailure && code != .authentication && message != account.lastPullProblem { sayProblem(message) }
@@ -71,6 +80,26 @@ extension PushWatch {
                 scheduleIdlePull(account, from: now)
             }
         }
+    }
+
+    /// Pulls held after budget stops never wait longer than this.
+    static let longestPullHold = 4 * 3600.0
+
+    /// A pull stopped at its budget (a feed or a listing that would not
+    /// end): retrying at once would read the same again, so the next pull
+    /// waits the idle interval, doubling with each stop in a row up to 4
+    /// hours, and the stop is said once until a pull succeeds.
+    private func holdPulls(_ account: WatchedAccount, after message: String, from now: Double) {
+        account.budgetStops += 1
+        let base = pullInterval > 0 ? pullInterval : Self.defaultPullInterval
+        let hold = min(base * Double(1 << min(account.budgetStops - 1, 30)), max(base, Self.longestPullHold))
+        account.pullsHeldUntil = now + hold
+        account.pullDue = now + hold
+        account.pullFailed = false
+        if account.budgetStops == 1 {
+            sayProblem(message + " The watcher pulls again in \(AgeWording.duration(Int(hold.rounded()))), later each time this happens again.")
+        }
+        account.lastPullProblem = message
     }
 
     private func scheduleIdlePull(_ account: WatchedAccount, from now: Double) {

@@ -58,11 +58,16 @@ public struct LibraryMirror {
     private var listingKey: String { "listing:" + collection }
 
     /// A listing under way, page by page: the feed's cursor taken before it
-    /// began (nil: a server without a feed) and the id its last stored page
-    /// ended at (nil: none stored yet). A pull that stopped goes on from there.
+    /// began (nil: a server without a feed), the id its last stored page
+    /// ended at (nil: none stored yet), and what its stored pages held (in
+    /// all, whichever pulls stored them) against the total the server said.
+    /// A pull that stopped goes on from there.
     public struct Listing: Sendable, Equatable {
         public var cursor: String?
         public var after: String?
+        public var members = 0
+        public var bytes = 0
+        public var total: Int?
 
         public init(cursor: String?, after: String?) {
             self.cursor = cursor
@@ -74,7 +79,11 @@ public struct LibraryMirror {
     public func listing() throws -> Listing? {
         guard let text = try db.scalar(cached: "SELECT value FROM meta WHERE key = ?1", [.text(listingKey)])?.text,
               let state = try? JSONParser.parse(text) else { return nil }
-        return Listing(cursor: state["cursor"]?.stringValue, after: state["after"]?.stringValue)
+        var listing = Listing(cursor: state["cursor"]?.stringValue, after: state["after"]?.stringValue)
+        listing.members = state["members"]?.integerValue.map(Int.init) ?? 0
+        listing.bytes = state["bytes"]?.integerValue.map(Int.init) ?? 0
+        listing.total = state["total"]?.integerValue.map(Int.init)
+        return listing
     }
 
     /// Starts a listing (after taking the feed's cursor for "now").
@@ -88,10 +97,11 @@ public struct LibraryMirror {
     /// cached books in that range it does not list are gone from the
     /// server. `fields`: the members' index fields, as the read-ahead read
     /// them (nil: the store reads them from the JSON when it indexes them).
+    /// `bytes` and `total`: the page's size, and the library's size if it said.
     /// Returns how many cached books were forgotten.
     @discardableResult
     public func storeListed(_ members: [Cache.Copy], after: String?, next: String?, fields: [BookIndexFields]? = nil,
-                            at date: UnixSeconds) throws -> Int {
+                            bytes: Int = 0, total: Int? = nil, at date: UnixSeconds) throws -> Int {
         // A page's commit is not synced to disk: a page lost with the power
         // goes with the place after it (one transaction), and is listed
         // again. A killed process loses nothing committed (WAL), and the
@@ -121,6 +131,9 @@ public struct LibraryMirror {
             try IndexLag.stored(members.count, after: low, through: high, of: collection, listed: listedFields, in: db)
             var listing = try self.listing() ?? Listing(cursor: nil, after: nil)
             listing.after = next
+            listing.members += members.count
+            listing.bytes += bytes
+            listing.total = total ?? listing.total
             try saveListing(listing, in: db)
             return gone.count
         }
@@ -140,6 +153,7 @@ public struct LibraryMirror {
             } else {
                 try db.run("DELETE FROM meta WHERE key = ?1", [.text(cursorKey)])
             }
+            try feedAllowance.recordListing(bytes: listing?.bytes ?? 0)
             try db.run("DELETE FROM meta WHERE key = ?1", [.text(listingKey)])
         }
     }
@@ -157,14 +171,21 @@ public struct LibraryMirror {
         var state = JSONObject()
         state["cursor"] = listing.cursor.map(JSONValue.string) ?? .null
         state["after"] = listing.after.map(JSONValue.string) ?? .null
+        state["members"] = .integer(Int64(listing.members))
+        state["bytes"] = .integer(Int64(listing.bytes))
+        state["total"] = listing.total.map { .integer(Int64($0)) } ?? .null
         try db.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
                    [.text(listingKey), .text(JSONValue.object(state).serialized())])
     }
 
-    /// One page of the feed, and the cursor after it, in one transaction.
-    /// Unchanged copies (same ETag) are only marked current.
-    public func apply(_ changes: [Change], cursor: String, at date: UnixSeconds) throws {
+    /// What the feed may still carry before a listing replaces it.
+    var feedAllowance: FeedAllowance { FeedAllowance(db: db, collection: collection) }
+
+    /// One page of the feed (of `bytes`), and the cursor after it, in one
+    /// transaction. Unchanged copies (same ETag) are only marked current.
+    public func apply(_ changes: [Change], cursor: String, bytes: Int = 0, at date: UnixSeconds) throws {
         try db.write { db in
+            try feedAllowance.recordFed(bytes)
             let cache = Cache(db: db)
             var fresh: [Cache.Copy] = [], gone: [String] = []
             for change in changes {

@@ -43,16 +43,21 @@ public struct LibraryPull<Source: LibrarySource> {
         var meter = PullMeter(budget, elapsed: elapsed)
         var outcome = Outcome()
         if let cursor = try mirror.cursor() {
-            if try follow(from: cursor, &meter, &outcome) { return outcome }
-            // The cursor is gone (410) or refused: list again from the start,
-            // and forget it, so that a listing stopped half-way goes on next time.
+            switch try follow(from: cursor, &meter, &outcome) {
+            case .current: return outcome
+            case .outgrown: outcome.feedOutgrown = true
+            case .gone: break
+            }
+            // The cursor is gone (410) or refused, or the feed carries more
+            // than a listing: list again from the start, and forget the
+            // cursor, so that a listing stopped half-way goes on next time.
             try mirror.forgetCursor()
             try mirror.abandonListing()
         }
         // Listed after the cursor was taken: what changes while the pages
         // come is in the feed after it. A listing a pull began and did not
         // finish goes on from its last stored page.
-        var listing: LibraryMirror.Listing
+        let listing: LibraryMirror.Listing
         if let begun = try mirror.listing() {
             listing = begun
         } else {
@@ -63,37 +68,67 @@ public struct LibraryPull<Source: LibrarySource> {
             listing = LibraryMirror.Listing(cursor: now.cursor, after: nil)
         }
         outcome.listed = true
-        guard try list(from: listing.after, &meter, &outcome) else {
+        guard try list(listing, &meter, &outcome) else {
             try mirror.abandonListing()
             return nil
         }
         if outcome.yielded { return outcome }
         try mirror.finishListing(at: now())
-        if let cursor = listing.cursor, !(try follow(from: cursor, &meter, &outcome)) {
+        guard let cursor = listing.cursor else { return outcome }
+        switch try follow(from: cursor, &meter, &outcome) {
+        case .current:
+            break
+        case .gone:
             // Even the new cursor is gone (a server keeping deletions for
             // less than a listing takes): the listing stands, the next pull lists again.
             try mirror.forgetCursor()
+        case .outgrown:
+            // Listing again at once would let a feed that never ends keep lib
+            // here; the next pull does, and the store holds no more meanwhile.
+            throw PullStopped(why: "at a change feed that carried more than the whole library's listing right after it")
         }
         return outcome
+    }
+
+    /// How reading the feed ended.
+    private enum FeedEnd {
+        /// Nothing more: the mirror is current.
+        case current
+        /// The cursor is gone (410) or refused, or the server has no feed.
+        case gone
+        /// The feed carried more than a listing would (`FeedAllowance`);
+        /// the page that would go past it was not stored.
+        case outgrown
     }
 
     /// Lists page after page from `start` until the last, storing each as it
     /// comes; false when the server has no such collection. A `next` seen
     /// before, or more members than the listing's own total allows, stops it.
-    private mutating func list(from start: String?, _ meter: inout PullMeter, _ outcome: inout Outcome) throws -> Bool {
-        var after = start
-        var seen: Set<String> = start.map { [$0] } ?? []
-        var listed = 0
+    /// Counted over the whole listing, whichever pulls stored its pages:
+    /// more members than its total allows, or more bytes than
+    /// `PullBudget.listingBytes` without an end, abandon it.
+    private mutating func list(_ listing: LibraryMirror.Listing, _ meter: inout PullMeter, _ outcome: inout Outcome) throws -> Bool {
+        var after = listing.after
+        var seen: Set<String> = after.map { [$0] } ?? []
+        var listed = listing.members, bytes = listing.bytes, total = listing.total
         defer { source.listingStopped() }
         while true {
             guard let page = try source.listingPage(after: after) else { return false }
             outcome.requests += 1
             try meter.spend(page.bytes)
             listed += page.members.count
-            if let total = page.total, listed > PullBudget.listingAllows(total: total) {
+            bytes += page.bytes
+            total = page.total ?? total
+            if let total, listed > PullBudget.listingAllows(total: total) {
+                try mirror.abandonListing()
                 throw PullStopped(why: "after \(listed) books: the server said the library has \(total)")
             }
-            outcome.deleted += try mirror.storeListed(page.members, after: after, next: page.next, fields: page.fields, at: now())
+            if bytes > budget.listingBytes {
+                try mirror.abandonListing()
+                throw PullStopped(why: "after listing \(PullMeter.megabytes(bytes)) without an end (a listing reads at most \(PullMeter.megabytes(budget.listingBytes)))")
+            }
+            outcome.deleted += try mirror.storeListed(page.members, after: after, next: page.next, fields: page.fields,
+                                                      bytes: page.bytes, total: page.total, at: now())
             outcome.updated += page.members.count
             progress?(listed, page.total)
             guard let next = page.next else { return true }
@@ -107,31 +142,35 @@ public struct LibraryPull<Source: LibrarySource> {
         }
     }
 
-    /// Reads the feed from `start` until it has nothing more; false when
-    /// the server no longer has that cursor (410, or 400: refused), or no
-    /// feed at all. A cursor the feed gave before ends it (a cycle), as the
-    /// meter's budget does.
-    private mutating func follow(from start: String, _ meter: inout PullMeter, _ outcome: inout Outcome) throws -> Bool {
+    /// Reads the feed from `start` until it has nothing more, or until it
+    /// carried more since the last listing than that listing did
+    /// (`FeedAllowance`). A cursor the feed gave before ends it (a cycle),
+    /// as the meter's budget does.
+    private mutating func follow(from start: String, _ meter: inout PullMeter, _ outcome: inout Outcome) throws -> FeedEnd {
         var cursor = start
         var seen: Set<String> = [start]
+        var fed = try mirror.feedAllowance.fed()
+        let allowed = try mirror.feedAllowance.allowed()
         while true {
             let answer = try source.changes(since: cursor)
             outcome.requests += 1
             switch answer {
             case .gone, .unsupported:
-                return false
+                return .gone
             case .refused(let detail):
                 outcome.refusedCursor = detail
-                return false
+                return .gone
             case .page(let changes, let next, let more, let bytes):
                 try meter.spend(bytes)
-                try mirror.apply(changes, cursor: next, at: now())
+                fed += bytes
+                guard fed <= allowed else { return .outgrown }
+                try mirror.apply(changes, cursor: next, bytes: bytes, at: now())
                 outcome.updated += changes.filter { $0.body != nil }.count
                 outcome.deleted += changes.filter { $0.body == nil }.count
-                guard more, next != cursor else { return true }
+                guard more, next != cursor else { return .current }
                 if yields() {
                     outcome.yielded = true
-                    return true
+                    return .current
                 }
                 guard seen.insert(next).inserted else { throw PullStopped(why: "at a change-feed cursor it had given before") }
                 cursor = next
@@ -154,6 +193,8 @@ public struct LibraryPullOutcome: Sendable, Equatable {
     public var refusedCursor: String? = nil
     /// The pull stopped early because `yields` said so; the next one goes on.
     public var yielded = false
+    /// The change feed carried more than a listing would, so the pull listed again.
+    public var feedOutgrown = false
 
     public init() {}
 }

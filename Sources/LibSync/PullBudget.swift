@@ -10,6 +10,9 @@ public struct PullBudget: Sendable, Equatable {
     public var bytes: Int
     /// Seconds one pull spends reading.
     public var seconds: Double
+    /// Answer bytes one listing reads, whichever pulls read its pages (a
+    /// listing without an end would otherwise grow the store pull after pull).
+    public var listingBytes: Int { bytes * 8 }
 
     /// 128 MB: a first pull of 100,000 books reads about 30 MB. Against a
     /// feed that never ends the store grows by up to about six times what

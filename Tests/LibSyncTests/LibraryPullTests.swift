@@ -31,6 +31,11 @@ struct ScriptedLibrary: LibrarySource, Sendable {
     var cyclingListing = false
     /// The `total` a listing page says (nil: the true count).
     var claimedTotal: Int? = nil
+    /// The bytes each change adds to a feed page's size.
+    var feedChangeBytes = 50
+    /// A feed that never ends: each page brings `feedPageSize` books the
+    /// listing never has (`x-…`), always with more to come.
+    var feedInvents = false
 
     /// Told of each listing page asked for, on the thread that asks.
     var listingAsked: (@Sendable (String?) -> Void)? = nil
@@ -79,6 +84,12 @@ struct ScriptedLibrary: LibrarySource, Sendable {
         requests.append("feed since \(cursor)")
         guard hasFeed else { return .unsupported }
         if let refusesCursors { return .refused(refusesCursors) }
+        if feedInvents, let start = Int(cursor) {
+            let invented = (start..<start + feedPageSize).map { n in
+                LibraryMirror.Change(path: "books/x-\(n)", body: Self.body("x-\(n)", Book(etag: "\"x\"", title: "Invented")), etag: "\"x\"")
+            }
+            return .page(changes: invented, next: String(start + feedPageSize), more: true, bytes: feedChangeBytes * feedPageSize)
+        }
         guard let start = Int(cursor), start >= oldestCursor, start <= log.count else { return .gone }
         let end = min(log.count, start + feedPageSize)
         let changes = log[start..<end].map { change in
@@ -86,7 +97,7 @@ struct ScriptedLibrary: LibrarySource, Sendable {
                                  etag: change.book?.etag ?? "\"gone\"")
         }
         let next = cyclingFeed ? String((start + 1) % 2) : String(end)
-        return .page(changes: changes, next: next, more: cyclingFeed || end < log.count, bytes: 50 * changes.count + 20)
+        return .page(changes: changes, next: next, more: cyclingFeed || end < log.count, bytes: feedChangeBytes * changes.count + 20)
     }
 
     /// `b-9` before `b-10`.
@@ -205,7 +216,8 @@ struct ScriptedLibrary: LibrarySource, Sendable {
         library.foreignPages = [1]
         #expect(throws: ScriptedLibrary.Failure(what: "a portal's page")) { try pull(&library) }
         #expect(try deviceBooks() == ["b-1": "Title 1", "b-2": "Title 2"], "the first page is kept")
-        #expect(try store.mirror(of: "books").listing() == LibraryMirror.Listing(cursor: "6", after: "b-2"))
+        let listing = try #require(try store.mirror(of: "books").listing())
+        #expect(listing.cursor == "6" && listing.after == "b-2" && listing.members == 2 && listing.total == 6, "\(listing)")
         #expect(try store.mirror(of: "books").cursor() == nil, "not pulled until the listing ends")
 
         var again = ScriptedLibrary(books: library.books, log: library.log)

@@ -234,25 +234,14 @@ enum Doctor: Verb {
         let place: String
         switch found.source {
         case .sessionCache(let left):
-            place = "in the kernel keyring's cache (session keyring), \(duration(left)) left" + headless
+            place = "in the kernel keyring's cache (session keyring), \(AgeWording.duration(left)) left" + headless
         case .persistentKeyring(let expiry):
-            place = "in the persistent keyring (headless\(expiry.map { "; the kernel keeps it \(duration($0)) after its last use" } ?? ""))"
+            place = "in the persistent keyring (headless\(expiry.map { "; the kernel keeps it \(AgeWording.duration($0)) after its last use" } ?? ""))"
         case .secretService(let cachedFor):
             place = "in the keyring (Secret Service), unlocked"
-                + (cachedFor.map { "; now cached in the kernel keyring for \(duration($0))" } ?? "") + headless
+                + (cachedFor.map { "; now cached in the kernel keyring for \(AgeWording.duration($0))" } ?? "") + headless
         }
         return (.ok("token", account: name, place), found.token)
-    }
-
-    /// "14 min 59 s", "3 days", "45 s".
-    static func duration(_ seconds: Int) -> String {
-        if seconds >= 86_400, seconds % 3600 == 0 {
-            let days = seconds / 86_400, hours = (seconds % 86_400) / 3600
-            return (days == 1 ? "1 day" : "\(days) days") + (hours > 0 ? " \(hours) h" : "")
-        }
-        if seconds >= 3600 { return "\(seconds / 3600) h \(seconds % 3600 / 60) min" }
-        if seconds >= 60 { return "\(seconds / 60) min" + (seconds % 60 > 0 ? " \(seconds % 60) s" : "") }
-        return "\(seconds) s"
     }
 
     // MARK: - The store

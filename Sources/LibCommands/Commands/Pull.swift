@@ -52,6 +52,12 @@ enum Pull: Verb {
             LIB_PULL_MAX_SECONDS change them), and stops at a cursor the \
             server gave before, at more books than a listing said it has, and \
             at a cursor longer than 4 KB: then it exits 75 saying why.
+
+            Over months the store stays the size of the library: once the \
+            change feed has carried more since the last listing than that \
+            listing did (plus 1 MB, or a tenth), a pull lists the library \
+            again instead, which replaces what the feed brought; a listing \
+            that spans pulls reads at most eight pulls' budget.
             """,
         options: [all, watch],
         examples: [
@@ -160,7 +166,9 @@ enum Pull: Verb {
         let refused = outcome.refusedCursor.map {
             " The server refused the place the last pull reached (\(TerminalText.escaped(String($0.prefix(200))))), so the library was listed again."
         } ?? ""
-        return "Pulled \(collection) for \(workspace.name): \(what).\(refused)"
+        let outgrown = outcome.feedOutgrown && outcome.refusedCursor == nil
+            ? " The change feed carried more than a listing of the whole library, so the library was listed again." : ""
+        return "Pulled \(collection) for \(workspace.name): \(what).\(refused)\(outgrown)"
     }
 
     static func json(_ outcome: LibraryPull<HTTPLibrarySource>.Outcome, _ workspace: AccountWorkspace) -> JSONValue {
