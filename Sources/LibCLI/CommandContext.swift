@@ -46,11 +46,13 @@ public struct CommandContext: Sendable {
     public static func live(
         standardOutput: OutputChannel = .standardOutput(), standardError: OutputChannel = .standardError()
     ) -> CommandContext {
-        CommandContext(
+        let environment = ProcessEnvironment.current()
+        return CommandContext(
             standardInput: .standardInput(),
             standardOutput: standardOutput,
             standardError: standardError,
-            environment: ProcessEnvironment.current())
+            environment: environment,
+            now: TestClockOffset.clock(environment))
     }
 
     /// Where lib's files are (`LIB_HOME`, else XDG). Throws when there is no
