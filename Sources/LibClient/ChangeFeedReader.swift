@@ -8,7 +8,8 @@ import LibNet
 public struct ChangeFeedReader: Sendable {
     public enum Answer: Sendable, Equatable {
         /// Changes after the cursor, the cursor to ask from next, and whether
-        /// there may be more right away (a full page).
+        /// there is more right away (the page's `more`; from a server
+        /// before it, a full page).
         case page(FeedPage, more: Bool)
         /// 410: the cursor is older than what the server keeps; list again.
         case gone
@@ -65,7 +66,7 @@ public struct ChangeFeedReader: Sendable {
         }
         do {
             let page = try LibraryServerProof.feedPage(answer, rules: rules)
-            return .page(page, more: page.changes.count >= limit)
+            return .page(page, more: page.more ?? (page.changes.count >= limit))
         } catch {
             throw .notFromServer(error.seen, api, answer)
         }

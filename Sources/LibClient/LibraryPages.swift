@@ -65,6 +65,9 @@ public struct FeedPage: Sendable, Equatable {
     public let changes: [Change]
     /// The cursor to ask from next.
     public let next: String
+    /// Whether the server said more changes follow `next` at once (nil: a
+    /// server from before `more`, whose pages end only at the limit).
+    public let more: Bool?
     /// The answer's size, for the pull's budget.
     public let bytes: Int
 }

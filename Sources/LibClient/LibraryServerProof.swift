@@ -80,6 +80,9 @@ public enum LibraryServerProof {
         guard next.utf8.count <= maxCursorBytes else {
             throw Doubt("a cursor of \(next.utf8.count) bytes, longer than the \(maxCursorBytes) bytes lib keeps")
         }
+        // A server from before `more` says nothing: the reader counts the items.
+        let more = page["more"]
+        guard more == nil || more?.boolValue != nil else { throw Doubt("a list of changes whose 'more' is not true or false") }
         var changes: [FeedPage.Change] = []
         changes.reserveCapacity(items.count)
         for item in items {
@@ -93,7 +96,7 @@ public enum LibraryServerProof {
             if let problem = ServedBook.problem(in: document, id: id, rules: rules) { throw Doubt("a change with \(problem)") }
             changes.append(FeedPage.Change(id: id, etag: etag, body: document.serialized()))
         }
-        return FeedPage(changes: changes, next: next, bytes: response.body.count)
+        return FeedPage(changes: changes, next: next, more: more?.boolValue, bytes: response.body.count)
     }
 
     /// A 200 history of a book: `items`, each a version with its ETag,

@@ -45,6 +45,15 @@ import Testing
         #expect(server.targets.map { $0.split(separator: "&")[0] } == ["/v1/changes?limit=1000", "/v1/changes?limit=500", "/v1/changes?limit=250"])
     }
 
+    /// A page the server ended at its byte budget has fewer items than the
+    /// limit and more after it: `more` says so, not the count.
+    @Test(arguments: [("true", true), ("false", false)])
+    func thePagesMoreIsBelievedOverItsCount(more: String, expected: Bool) throws {
+        server.on("GET", "/v1/changes?limit=1000&since=c-1", Reply.json(200, #"{"items":[],"next":"c-2","more":\#(more)}"#))
+        guard case .page(_, let said) = try feed.changes(since: "c-1") else { Issue.record(); return }
+        #expect(said == expected)
+    }
+
     @Test func aCursorTheServerNoLongerHasIsGone() throws {
         server.on("GET", "/v1/changes", Reply.problem(410, "Too old"))
         #expect(try feed.changes(since: "c-1") == .gone)
@@ -73,6 +82,7 @@ import Testing
         (#"{"items":[{"id":"b-7","etag":"\"1\"","document":{"id":"b-8","title":"x"}}],"next":"c-2"}"#, "a change with a document that is not the book b-7"),
         (#"{"items":[],"next":""}"#, "200 with JSON that is not a list of changes"),
         (#"{"items":[]}"#, "200 with JSON that is not a list of changes"),
+        (#"{"items":[],"next":"c-2","more":"yes"}"#, "a list of changes whose 'more' is not true or false"),
     ])
     func aFeedPageThatIsNotTheLibraryServersIsADoubt(body: String, seen: String) {
         server.on("GET", "/v1/changes", Reply.json(200, body))
