@@ -132,7 +132,11 @@ final class EventLoop: @unchecked Sendable {
                 flush(connection)
             }
             if event.readable != 0 { connection.mayHaveBytes = true }
-            if event.input_ended != 0 { connection.inputEnded = true }
+            if event.input_ended != 0 {
+                connection.inputEnded = true
+                // A waiting answer whose client has gone lets go of its place now, not when its wait ends.
+                connection.pending?.clientLeft()
+            }
             if event.readable != 0 && !connection.isClosed { drive(connection) }
         }
     }
@@ -532,6 +536,7 @@ final class EventLoop: @unchecked Sendable {
             connection.pending = pending
             pending.attach(to: inbox, connection: connection.id)
             if stopDeadline != nil { pending.complete(.respond(pending.answerAtStop)) }
+            if connection.inputEnded { pending.clientLeft() }
             return
         }
         connection.pending = nil

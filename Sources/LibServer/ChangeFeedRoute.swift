@@ -6,8 +6,10 @@ extension LibraryService {
     /// `GET /v1/changes?since=CURSOR&wait=SECONDS`: the page at once when it
     /// has changes (or without `wait`); otherwise the request waits, holding
     /// no thread and no database connection, until a change commits on any
-    /// instance or the wait ends (then an empty page and the same cursor).
-    func changesOrWait(_ request: HTTPRequest) throws -> HTTPReply {
+    /// instance or the wait ends (then an empty page and the same cursor),
+    /// or until a newer waiter needs its place (`WaiterCaps`: an empty page
+    /// at once).
+    func changesOrWait(_ request: HTTPRequest, user: User) throws -> HTTPReply {
         let wait = try Self.waitSeconds(request)
         let (response, empty) = try changePage(request)
         guard let wait, wait > 0, empty, let since = request.query["since"].flatMap(ChangeCursor.init(parsing:)) else {
@@ -23,8 +25,9 @@ extension LibraryService {
         atStop.headers.set("Vary", "Authorization")
         let pending = PendingReply(answerAtStop: atStop)
         let waiter = ChangeWaiters.Waiter(pending: pending, since: since.seq, deadline: MonotonicClock.now() + Double(wait),
-                                          answer: { [self] in handle(immediate) })
-        return changeWaiters.add(waiter) ? .later(pending) : .respond(response)
+                                          user: user.id, peer: request.peerAddress, answer: { [self] in handle(immediate) })
+        changeWaiters.add(waiter)
+        return .later(pending)
     }
 
     /// `wait`: whole seconds, 0 to the most the server holds a request.

@@ -46,7 +46,8 @@ public enum ServerCommandLine {
                                      bookSchema: options.bookSchema, sessionLifetime: options.sessionLifetime,
                                      changeRetention: options.changeRetention,
                                      batchLimits: WriteBatchLimits(maxItems: options.maxBatchWrites, maxBytes: options.limits.maxBodyBytes),
-                                     speaksV2: !options.v1Only, clock: options.faultControl ? .movable() : .system, log: log)
+                                     speaksV2: !options.v1Only, clock: options.faultControl ? .movable() : .system,
+                                     connectionLimits: options.limits, log: log)
         let server = HTTPServer(limits: options.limits, handler: service.handle)
         let boundPort = try server.bind(host: host, port: port)
         let shownHost = host.contains(":") ? "[\(host)]" : host
