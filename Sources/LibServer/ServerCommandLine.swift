@@ -32,6 +32,7 @@ public enum ServerCommandLine {
         case .version: print("lib-server \(version)"); return 0
         case .serve: break
         }
+        try DescriptorLimit.raise(toServe: options.limits.maxConnections)
         let (host, port, faults) = (options.host, options.port, options.faults)
         // Before any thread starts, so that every thread inherits the mask.
         let stopSignals = try ServerStopSignals.block()
