@@ -70,6 +70,8 @@ systemctl start lib-server.service
 wait_active active running
 check "running" active "$(prop ActiveState)"
 check "as its own user" lib-server "$(ps -o user= -p "$(prop MainPID)")"
+check "descriptors for its connections" "65536 65536" \
+    "$(awk '/^Max open files/ { print $4, $5 }' "/proc/$(prop MainPID)/limits")"
 check "flags from /etc/default/lib-server" \
     "/usr/bin/lib-server --listen 127.0.0.1:8080 --db /var/lib/lib-server/library.sqlite --session-lifetime 7776000" \
     "$(ps -o args= -p "$(prop MainPID)")"

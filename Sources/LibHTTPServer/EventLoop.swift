@@ -132,7 +132,11 @@ final class EventLoop: @unchecked Sendable {
                 flush(connection)
             }
             if event.readable != 0 { connection.mayHaveBytes = true }
-            if event.input_ended != 0 { connection.inputEnded = true }
+            if event.input_ended != 0 {
+                connection.inputEnded = true
+                // A waiting answer whose client has gone lets go of its place now, not when its wait ends.
+                connection.pending?.clientLeft()
+            }
             if event.readable != 0 && !connection.isClosed { drive(connection) }
         }
     }
@@ -203,11 +207,16 @@ final class EventLoop: @unchecked Sendable {
             var length = UInt32(MemoryLayout<sockaddr_storage>.size)
             let fd = withUnsafeMutablePointer(to: &storage) { ceventloop_accept(listenFD, $0, &length) }
             if fd < 0 {
-                switch errno {
+                let code = errno
+                switch code {
                 case EINTR, ECONNABORTED, EPROTO: continue
                 case EAGAIN, EWOULDBLOCK: return
+                case _ where (code == EMFILE || code == ENFILE) && cutOffLongestWaitingForDescriptor():
+                    // A slow client's descriptor is a new client's now.
+                    continue
                 default:
-                    // Out of descriptors or memory: pause instead of spinning; pending clients wait in the backlog.
+                    // Out of memory, or of descriptors with no slow client to
+                    // cut off: pause instead of spinning; pending clients wait in the backlog.
                     stopListening()
                     acceptPausedUntil = now + 50_000_000
                     return
@@ -337,6 +346,22 @@ final class EventLoop: @unchecked Sendable {
             return verdict
         }
         return .full
+    }
+
+    /// Out of descriptors: closes this loop's connection that has waited
+    /// longest for the bytes of a request (as a full server does), so that
+    /// a crowd of slow clients cannot stop the server from accepting. False
+    /// when none waits.
+    private func cutOffLongestWaitingForDescriptor() -> Bool {
+        while let entry = waiting.oldest(isLive: isLive), let connection = connections[entry.connection] {
+            connection.mayHaveBytes = true
+            drive(connection)
+            guard isLive(entry) else { continue }
+            waiting.removeOldest()
+            close(connection)
+            return true
+        }
+        return false
     }
 
     private func isLive(_ entry: WaitingQueue.Entry) -> Bool {
@@ -532,6 +557,7 @@ final class EventLoop: @unchecked Sendable {
             connection.pending = pending
             pending.attach(to: inbox, connection: connection.id)
             if stopDeadline != nil { pending.complete(.respond(pending.answerAtStop)) }
+            if connection.inputEnded { pending.clientLeft() }
             return
         }
         connection.pending = nil

@@ -4,7 +4,9 @@ import Synchronization
 /// the handler returns `.later(pending)` at once and calls `complete` from
 /// any thread when the answer is ready. Meanwhile the request holds no
 /// thread. The first `complete` wins; later ones are ignored. When the
-/// server stops first, the connection gets `answerAtStop` instead.
+/// server stops first, the connection gets `answerAtStop` instead, and so
+/// it does when its client closes the connection while it waits (after
+/// which the handler's `whenClientLeaves` action runs).
 public final class PendingReply: Sendable {
     public let answerAtStop: HTTPResponse
 
@@ -13,6 +15,8 @@ public final class PendingReply: Sendable {
         var connection: UInt64 = 0
         var reply: HTTPReply?
         var delivered = false
+        var clientLeft = false
+        var whenClientLeaves: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
@@ -36,6 +40,29 @@ public final class PendingReply: Sendable {
 
     /// Whether `complete` has been called (a waiter may stop waiting).
     public var isCompleted: Bool { state.withLock { $0.delivered || $0.reply != nil } }
+
+    /// What to do when the client closes its connection before the answer
+    /// (let go of what the wait holds); at once if it has already.
+    public func whenClientLeaves(_ action: @escaping @Sendable () -> Void) {
+        let gone = state.withLock { state in
+            if !state.clientLeft { state.whenClientLeaves = action }
+            return state.clientLeft
+        }
+        if gone { action() }
+    }
+
+    /// Called by the loop that holds the connection when its peer has sent
+    /// end of file (EPOLLRDHUP): the wait ends with `answerAtStop`, which a
+    /// peer that only shut down its sending side still reads.
+    func clientLeft() {
+        let action = state.withLock { state in
+            state.clientLeft = true
+            defer { state.whenClientLeaves = nil }
+            return state.whenClientLeaves
+        }
+        complete(.respond(answerAtStop))
+        action?()
+    }
 
     /// Called by the loop that holds the connection: where to deliver.
     func attach(to inbox: LoopInbox, connection: UInt64) {

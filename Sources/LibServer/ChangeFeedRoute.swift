@@ -6,8 +6,10 @@ extension LibraryService {
     /// `GET /v1/changes?since=CURSOR&wait=SECONDS`: the page at once when it
     /// has changes (or without `wait`); otherwise the request waits, holding
     /// no thread and no database connection, until a change commits on any
-    /// instance or the wait ends (then an empty page and the same cursor).
-    func changesOrWait(_ request: HTTPRequest) throws -> HTTPReply {
+    /// instance or the wait ends (then an empty page and the same cursor),
+    /// or until a newer waiter needs its place (`WaiterCaps`: an empty page
+    /// at once).
+    func changesOrWait(_ request: HTTPRequest, user: User) throws -> HTTPReply {
         let wait = try Self.waitSeconds(request)
         let (response, empty) = try changePage(request)
         guard let wait, wait > 0, empty, let since = request.query["since"].flatMap(ChangeCursor.init(parsing:)) else {
@@ -23,8 +25,9 @@ extension LibraryService {
         atStop.headers.set("Vary", "Authorization")
         let pending = PendingReply(answerAtStop: atStop)
         let waiter = ChangeWaiters.Waiter(pending: pending, since: since.seq, deadline: MonotonicClock.now() + Double(wait),
-                                          answer: { [self] in handle(immediate) })
-        return changeWaiters.add(waiter) ? .later(pending) : .respond(response)
+                                          user: user.id, peer: request.peerAddress, answer: { [self] in handle(immediate) })
+        changeWaiters.add(waiter)
+        return .later(pending)
     }
 
     /// `wait`: whole seconds, 0 to the most the server holds a request.
@@ -42,36 +45,43 @@ extension LibraryService {
 
     /// `GET /v1/changes?since=CURSOR[&limit=N]`: the books changed after the
     /// cursor, in commit order, each once in its current state (`document`
-    /// null for a deletion), and the cursor to ask from next. Without
+    /// null for a deletion), the cursor to ask from next, and whether more
+    /// changes follow it already (`more`). A page ends early when its
+    /// documents reach `maxPageBytes`, as a listing page does. Without
     /// `since`: no items, and a cursor for "now". 410 when the cursor is
     /// older than the tombstones kept, or not one of this database's.
     private func changePage(_ request: HTTPRequest) throws -> (response: HTTPResponse, empty: Bool) {
         let limit = try Self.pageLimit(request)
         guard let sinceText = request.query["since"] else {
             let state = try store.read { try ChangeLog.state(in: $0) }
-            return (Self.changePage([], next: ChangeCursor(epoch: state.epoch, seq: state.newest)), true)
+            return (Self.changePage([], next: ChangeCursor(epoch: state.epoch, seq: state.newest), more: false), true)
         }
         guard let since = ChangeCursor(parsing: sinceText) else {
             throw ProblemError(.badRequest("since must be a cursor from GET /v1/changes (its 'next'), not '\(sinceText)'"))
         }
-        let (entries, state) = try store.read { db in
+        let (page, state) = try store.read { db in
             // Entries first, then the state: see ChangeLog.state.
-            let entries = try ChangeLog.entries(after: since.seq, limit: limit, in: db)
-            return (entries, try ChangeLog.state(in: db))
+            let page = try ChangeLog.page(after: since.seq, limit: limit, maxBytes: Self.maxPageBytes, in: db)
+            return (page, try ChangeLog.state(in: db))
         }
         guard since.epoch == state.epoch, since.seq >= state.horizon, since.seq <= state.newest else {
             throw ProblemError(Problem(status: 410, detail: "That cursor is older than the changes this server keeps (or from another database): list the books again"))
         }
-        return (Self.changePage(entries, next: ChangeCursor(epoch: state.epoch, seq: entries.last?.seq ?? since.seq)), entries.isEmpty)
+        let next = ChangeCursor(epoch: state.epoch, seq: page.end ?? since.seq)
+        return (Self.changePage(page.entries, next: next, more: page.more), page.entries.isEmpty)
     }
 
-    private static func changePage(_ entries: [ChangeLog.Entry], next: ChangeCursor) -> HTTPResponse {
-        var items: [JSONValue] = []
-        items.reserveCapacity(entries.count)
-        for entry in entries {
-            let document = entry.document.flatMap { try? JSONParser.parse($0) } ?? .null
-            items.append(["id": .string(entry.id), "etag": .string(entry.etag), "document": document])
+    /// The body is put together from the stored JSON texts, without parsing
+    /// them (LibJSON wrote them: each is one JSON value).
+    private static func changePage(_ entries: [ChangeLog.Entry], next: ChangeCursor, more: Bool) -> HTTPResponse {
+        var body = #"{"items":["#
+        body.reserveCapacity(entries.reduce(64) { $0 + ($1.document?.utf8.count ?? 4) + $1.id.utf8.count + $1.etag.utf8.count + 40 })
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { body += "," }
+            body += #"{"id":"# + JSONValue.string(entry.id).serialized() + #","etag":"# + JSONValue.string(entry.etag).serialized()
+                + #","document":"# + (entry.document ?? "null") + "}"
         }
-        return .json(200, ["items": .array(items), "next": .string(next.text)])
+        body += #"],"next":"# + JSONValue.string(next.text).serialized() + #","more":"# + (more ? "true" : "false") + "}"
+        return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", MediaType.json)]), body: Array(body.utf8))
     }
 }

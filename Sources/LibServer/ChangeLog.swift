@@ -68,14 +68,48 @@ enum ChangeLog {
         }
     }
 
-    /// Up to `limit` entries after position `after`, in position (commit) order.
-    static func entries(after: Int64, limit: Int, in db: any SQLConnection) throws -> [Entry] {
-        try db.query("""
-            SELECT c.seq, c.book_id, b.etag, b.document FROM changes c JOIN books b ON b.id = c.book_id
+    /// One page of the feed: its entries, the position it ends at (nil:
+    /// nothing after `after`), and whether more changes follow it.
+    struct Page {
+        let entries: [Entry]
+        let end: Int64?
+        let more: Bool
+    }
+
+    /// Up to `limit` entries after position `after`, in position (commit)
+    /// order, and at most about `maxBytes` of documents (always at least one
+    /// entry): the page ends early rather than hold a thousand large books
+    /// at once. The sizes are read first (on PostgreSQL from the stored
+    /// value's header, without loading it), so only the page's documents
+    /// are loaded.
+    static func page(after: Int64, limit: Int, maxBytes: Int, in db: any SQLConnection) throws -> Page {
+        let sizes = try db.query("""
+            SELECT c.seq, \(byteLength("b.document", db.dialect)) FROM changes c JOIN books b ON b.id = c.book_id
             WHERE c.seq > ?1 ORDER BY c.seq LIMIT ?2
-            """, [.integer(after), .integer(Int64(limit))]).map { row in
+            """, [.integer(after), .integer(Int64(limit + 1))])
+        var count = 0, bytes = 0
+        for row in sizes.prefix(limit) {
+            let size = Int(row[1].integer ?? 0)
+            if count > 0 && bytes + size > maxBytes { break }
+            count += 1
+            bytes += size
+        }
+        guard count > 0, let end = sizes[count - 1][0].integer else { return Page(entries: [], end: nil, more: false) }
+        // A book changed again between the two reads has moved past `end`:
+        // it comes in a later page, and no new position can fall below `end`.
+        let entries = try db.query("""
+            SELECT c.seq, c.book_id, b.etag, b.document FROM changes c JOIN books b ON b.id = c.book_id
+            WHERE c.seq > ?1 AND c.seq <= ?2 ORDER BY c.seq
+            """, [.integer(after), .integer(end)]).map { row in
             Entry(seq: row[0].integer ?? 0, id: row[1].text ?? "", etag: row[2].text ?? "", document: row[3].text)
         }
+        return Page(entries: entries, end: end, more: sizes.count > count)
+    }
+
+    /// The size in bytes of a text column's value (NULL for NULL). SQLite
+    /// 3.40 has no octet_length; its length() of a blob counts bytes.
+    private static func byteLength(_ column: String, _ dialect: SQLDialect) -> String {
+        dialect == .postgresql ? "octet_length(\(column))" : "length(CAST(\(column) AS BLOB))"
     }
 
     /// Read after the entries: a prune that removed tombstones the entries'

@@ -6,7 +6,14 @@ extension LibraryService {
     /// force, PUT replaces them (text body, one rule a line), DELETE clears
     /// them. Requests under `/_test` never meet the faults themselves.
     /// `PUT /_test/clock` moves the server's clock on by the body's seconds.
+    /// `GET /_test/waiters`: how many change-feed requests wait, and how
+    /// many were answered early or let go when their client left.
     static let faultControlRoutes: [Route] = [
+        Route("GET", "/_test/waiters", .anyone { service, _ in
+            let counts = service.changeWaiters.counts
+            return .json(200, ["waiting": .integer(Int64(counts.waiting)), "answered_early": .integer(Int64(counts.answeredEarly)),
+                               "clients_gone": .integer(Int64(counts.clientsGone))])
+        }),
         Route("PUT", "/_test/clock", .anyone { service, call in
             guard let advance = service.clock.advance,
                   let seconds = Double(String(decoding: call.request.body, as: UTF8.self)), seconds >= 0 else {

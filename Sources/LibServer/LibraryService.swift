@@ -41,6 +41,7 @@ public final class LibraryService: Sendable {
                 bookSchema: BookSchema = BuiltInBookSchema.schema, sessionLifetime: TimeInterval = defaultSessionLifetime,
                 changeRetention: TimeInterval = defaultChangeRetention, batchLimits: WriteBatchLimits = WriteBatchLimits(),
                 speaksV2: Bool = true, clock: ServerClock = .system,
+                connectionLimits: HTTPServerLimits = HTTPServerLimits(),
                 log: (@Sendable (String) -> Void)? = nil) {
         self.clock = clock
         loginThrottle = LoginThrottle(now: clock.now)
@@ -49,7 +50,8 @@ public final class LibraryService: Sendable {
         self.changeRetention = changeRetention
         self.bookSchema = bookSchema
         self.store = store
-        changeWaiters = ChangeWaiters(notices: store.changeNotices, pollsForOtherWriters: store.dialect == .sqlite,
+        changeWaiters = ChangeWaiters(notices: store.changeNotices, caps: WaiterCaps.Limits(connections: connectionLimits),
+                                      pollsForOtherWriters: store.dialect == .sqlite,
                                       newest: { try store.read { try ChangeLog.state(in: $0).newest } })
         self.faults = FaultInjector(faults, log: log ?? { _ in })
         let protocolRoutes = speaksV2 ? Self.protocolRoutes : Self.protocolRoutes.filter { !$0.isV2 }

@@ -7,7 +7,7 @@ extension LibraryService {
         Route("GET", "/v1/me", .signedIn { _, _, user in .json(200, user.json) }),
         Route("GET", "/v1/schemas/book", .signedIn { service, call, _ in try service.bookSchemaAnswer(call.request) }),
         Route("GET", "/v1/books", .signedIn { service, call, _ in try service.listBooks(call.request) }),
-        Route("GET", "/v1/changes", .signedInMayWait { service, call, _ in try service.changesOrWait(call.request) }),
+        Route("GET", "/v1/changes", .signedInMayWait { service, call, user in try service.changesOrWait(call.request, user: user) }),
         Route("GET", "/v1/books/{id}", .signedIn { service, call, _ in try service.getBook(call.request, id: call.parameter("id")) }),
         Route("PUT", "/v1/books/{id}", .write { service, call, user in try service.writeBook(call.request, user: user, id: call.parameter("id")) }),
         Route("DELETE", "/v1/books/{id}", .write { service, call, user in try service.writeBook(call.request, user: user, id: call.parameter("id")) }),

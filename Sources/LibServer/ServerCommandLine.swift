@@ -32,6 +32,7 @@ public enum ServerCommandLine {
         case .version: print("lib-server \(version)"); return 0
         case .serve: break
         }
+        try DescriptorLimit.raise(toServe: options.limits.maxConnections)
         let (host, port, faults) = (options.host, options.port, options.faults)
         // Before any thread starts, so that every thread inherits the mask.
         let stopSignals = try ServerStopSignals.block()
@@ -46,7 +47,8 @@ public enum ServerCommandLine {
                                      bookSchema: options.bookSchema, sessionLifetime: options.sessionLifetime,
                                      changeRetention: options.changeRetention,
                                      batchLimits: WriteBatchLimits(maxItems: options.maxBatchWrites, maxBytes: options.limits.maxBodyBytes),
-                                     speaksV2: !options.v1Only, clock: options.faultControl ? .movable() : .system, log: log)
+                                     speaksV2: !options.v1Only, clock: options.faultControl ? .movable() : .system,
+                                     connectionLimits: options.limits, log: log)
         let server = HTTPServer(limits: options.limits, handler: service.handle)
         let boundPort = try server.bind(host: host, port: port)
         let shownHost = host.contains(":") ? "[\(host)]" : host

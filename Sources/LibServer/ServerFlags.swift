@@ -46,8 +46,10 @@ enum ServerFlags {
                        manual: """
                            How many connections the server holds open at once (1024 by default). When full, it closes \
                            the connection that has waited longest for a request to make room, or answers 503. An idle \
-                           keep-alive connection costs no thread and a few kilobytes: raise it (and the descriptor \
-                           limit, ulimit -n) for many idle clients.
+                           keep-alive connection costs no thread and a few kilobytes: raise it for many idle clients. \
+                           Each connection is a file descriptor: lib-server raises its soft descriptor limit to the \
+                           hard one (ulimit -Hn, LimitNOFILE) and does not start unless N and about a tenth more fit \
+                           under it. Waiting change-feed requests hold at most half of N.
                            """) { options, value throws(ServerUsageError) in
                 options.limits.maxConnections = try ServeOptions.positive(value, for: "--max-connections", wants: "a positive number")
             },
@@ -55,7 +57,8 @@ enum ServerFlags {
                        summary: "how many connections one client address may hold open",
                        manual: """
                            How many connections one client address may hold open at once. Behind a reverse proxy \
-                           every client comes from the proxy's address: raise it, and let the proxy limit each client.
+                           every client comes from the proxy's address: raise it, and let the proxy limit each client. \
+                           Waiting change-feed requests from one address hold at most half of N.
                            """) { options, value throws(ServerUsageError) in
                 options.limits.maxConnectionsPerPeer = try ServeOptions.positive(value, for: "--max-connections-per-peer", wants: "a positive number")
             },

@@ -13,12 +13,13 @@ public final class ServerProcess: @unchecked Sendable {
     public var baseURL: String { "http://\(host):\(port)" }
     private let output: Pipe
 
-    /// Starts `lib-server --db DB --listen HOST:PORT [--demo] EXTRA...` and
-    /// waits for its first line, `listening on http://HOST:PORT`.
+    /// Starts `lib-server --db DB --listen HOST:PORT [--demo] EXTRA...` (after
+    /// `launcher`'s words, when given) and waits for its first line,
+    /// `listening on http://HOST:PORT`.
     public init(
         database: String, demo: Bool = true, listen: String = "127.0.0.1:0",
         extraArguments: [String] = [], environment: [String: String]? = nil, standardError: FileHandle? = nil,
-        owning directory: TemporaryDirectory? = nil, inNamespace namespace: String? = nil
+        owning directory: TemporaryDirectory? = nil, inNamespace namespace: String? = nil, launcher: [String] = []
     ) throws {
         databasePath = database
         self.directory = directory
@@ -28,6 +29,10 @@ public final class ServerProcess: @unchecked Sendable {
             // `ip netns exec` execs the server: the process is the server's.
             process.executableURL = URL(fileURLWithPath: NetworkNamespace.ip)
             process.arguments = ["netns", "exec", namespace, BuiltProducts.path("lib-server")] + arguments
+        } else if let program = launcher.first {
+            // A program that execs the server (`prlimit --nofile=…`): the process is the server's.
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = launcher.dropFirst() + [BuiltProducts.path("lib-server")] + arguments
         } else {
             process.executableURL = URL(fileURLWithPath: BuiltProducts.path("lib-server"))
             process.arguments = arguments

@@ -214,7 +214,8 @@ import TestSupport
         let unit = try String(contentsOfFile: unitPath, encoding: .utf8)
         for line in ["ExecStart=/usr/bin/lib-server --listen ${LIB_SERVER_LISTEN} --db ${LIB_SERVER_DB} \\\n    --session-lifetime ${LIB_SERVER_SESSION_LIFETIME} $LIB_SERVER_OPTIONS",
                      "EnvironmentFile=/etc/default/lib-server", "User=lib-server", "StateDirectory=lib-server",
-                     "Restart=on-failure", "RestartPreventExitStatus=2", "ProtectSystem=strict", "NoNewPrivileges=yes"] {
+                     "Restart=on-failure", "RestartPreventExitStatus=2", "ProtectSystem=strict", "NoNewPrivileges=yes",
+                     "LimitNOFILE=65536"] {
             #expect(unit.contains("\n\(line)\n"), "lib-server.service lacks \(line)")
         }
         let config = try String(contentsOfFile: built.serverRoot + "/etc/default/lib-server", encoding: .utf8)

@@ -32,7 +32,7 @@ import TestSupport
         let directory = try TemporaryDirectory("route-table")
         let service = LibraryService(store: try ServerDatabase.open(directory.file("server.sqlite")), allowsFaultControl: faultControl)
         let table = service.routes
-        #expect(table.patterns.count == (faultControl ? 12 : 10), "\(table.patterns)")
+        #expect(table.patterns.count == (faultControl ? 13 : 10), "\(table.patterns)")
         for pattern in table.patterns {
             let tableMethods = table.methods(for: pattern)
             let path = Self.example(pattern)
