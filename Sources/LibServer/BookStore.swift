@@ -51,13 +51,7 @@ enum BookStore {
             SELECT id, length(document) FROM books
             WHERE document IS NOT NULL AND id > ?1 ORDER BY id LIMIT ?2
             """, [.text(after ?? ""), .integer(Int64(limit + 1))])
-        var count = 0, bytes = 0
-        for row in sizes.prefix(limit) {
-            let size = Int(row[1].integer ?? 0)
-            if count > 0 && bytes + size > maxBytes { break }
-            count += 1
-            bytes += size
-        }
+        let count = PageBudget.rowsThatFit(sizes, limit: limit, maxBytes: maxBytes)
         guard count > 0, let last = sizes[count - 1][0].text else { return ([], nil) }
         let rows = try db.query("""
             SELECT id, etag, document FROM books

@@ -87,13 +87,7 @@ enum ChangeLog {
             SELECT c.seq, \(byteLength("b.document", db.dialect)) FROM changes c JOIN books b ON b.id = c.book_id
             WHERE c.seq > ?1 ORDER BY c.seq LIMIT ?2
             """, [.integer(after), .integer(Int64(limit + 1))])
-        var count = 0, bytes = 0
-        for row in sizes.prefix(limit) {
-            let size = Int(row[1].integer ?? 0)
-            if count > 0 && bytes + size > maxBytes { break }
-            count += 1
-            bytes += size
-        }
+        let count = PageBudget.rowsThatFit(sizes, limit: limit, maxBytes: maxBytes)
         guard count > 0, let end = sizes[count - 1][0].integer else { return Page(entries: [], end: nil, more: false) }
         // A book changed again between the two reads has moved past `end`:
         // it comes in a later page, and no new position can fall below `end`.
