@@ -345,7 +345,8 @@ final class EventLoop: @unchecked Sendable {
             }
             return verdict
         }
-        return .full
+        // Those it read from may have ended and let go of their places.
+        return admission.admit(peer)
     }
 
     /// Out of descriptors: closes this loop's connection that has waited

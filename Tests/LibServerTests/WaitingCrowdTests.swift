@@ -13,7 +13,7 @@ import TestSupport
 @Suite struct WaitingCrowdTests {
     @Test func aThousandWaitersFromTwentyAddressesLeaveRoomForOrdinaryReadsAndWrites() throws {
         let demo = try DemoServer(extraArguments: ["--fault-control"])
-        // 16 users of 64 waiters each: no user is over its own cap.
+        // 16 users of at most 63 waiters each: no user is over its own cap.
         let users = (1...16).map { String(format: "reader-%02d", $0) }
         for name in users {
             let added = try CommandRunner.run(BuiltProducts.path("lib-server"), ["user", "add", name, "--role", "reader", "--db", demo.server.databasePath],
@@ -24,17 +24,19 @@ import TestSupport
         let alice = try demo.signIn("alice")
         let now = try #require(try alice.get("/v1/changes").json?["next"]?.stringValue)
 
-        // 1,024 from 127.0.2.1 … 127.0.2.20, 51 or 52 each (under the per-peer connection cap of 64).
+        // 1,000 from 127.0.2.1 … 127.0.2.20, 50 each (under the per-peer connection
+        // cap of 64); the server's 1,024 places also hold alice's idle connection
+        // and the test's own, which another loop may not yet have seen idle.
         var crowd: [Int32] = []
         defer { crowd.forEach { close($0) } }
-        for index in 0..<1_024 {
+        for index in 0..<1_000 {
             let fd = try #require(try HostileClientTests.connect(from: "127.0.2.\(index % 20 + 1)", to: demo.server.port))
             try Self.send(Self.waitingRequest(token: tokens[index % 16], since: now), on: fd)
             crowd.append(fd)
         }
-        let settled = try Self.counts(of: demo) { $0.waiting + $0.answeredEarly == 1_024 }
+        let settled = try Self.counts(of: demo) { $0.waiting + $0.answeredEarly == 1_000 }
         #expect(settled.waiting == 512, "half of --max-connections 1024 wait")
-        #expect(settled.answeredEarly == 512)
+        #expect(settled.answeredEarly == 488)
 
         // The server is full of the crowd's connections; ordinary requests still get in.
         var statuses: [Int] = []
@@ -51,7 +53,7 @@ import TestSupport
         // The write woke those still waiting; those answered early had got an
         // ordinary empty page with their cursor.
         let woken = try Self.counts(of: demo) { $0.waiting == 0 }
-        #expect(woken == Counts(waiting: 0, answeredEarly: 512, clientsGone: 0))
+        #expect(woken == Counts(waiting: 0, answeredEarly: 488, clientsGone: 0))
         var pages: [String: Int] = [:]
         for fd in crowd {
             let answer = Self.readAnswer(fd)
@@ -60,8 +62,8 @@ import TestSupport
             let kind = answer?.status != 200 ? "status \(answer?.status ?? -1)" : ids.isEmpty && next == now ? "empty" : ids == ["b-7"] ? "b-7" : "other"
             pages[kind, default: 0] += 1
         }
-        #expect(pages == ["empty": 512, "b-7": 512])
-        print("1,024 waiting feed requests from 20 addresses: \(settled.answeredEarly) answered early (an empty page), \(settled.waiting) waited; ordinary reads 200: \(statuses.filter { $0 == 200 }.count)/33, the librarian's write \(written)")
+        #expect(pages == ["empty": 488, "b-7": 512])
+        print("1,000 waiting feed requests from 20 addresses: \(settled.answeredEarly) answered early (an empty page), \(settled.waiting) waited; ordinary reads 200: \(statuses.filter { $0 == 200 }.count)/33, the librarian's write \(written)")
     }
 
     /// A peer's waiters past half its connection cap (64 / 2) displace its
@@ -73,10 +75,15 @@ import TestSupport
         let now = try #require(try alice.get("/v1/changes").json?["next"]?.stringValue)
         var waiters: [Int32] = []
         defer { waiters.forEach { close($0) } }
+        // One at a time, each seen waiting before the next is sent: on
+        // PostgreSQL a request is signed in off the event loop, so requests
+        // sent together may begin to wait in any order.
         func addWaiter() throws {
             let fd = try #require(try HostileClientTests.connect(from: "127.0.3.1", to: demo.server.port))
+            let before = try Self.counts(of: demo) { _ in true }
             try Self.send(Self.waitingRequest(token: alice.token, since: now), on: fd)
             waiters.append(fd)
+            _ = try Self.counts(of: demo) { $0.waiting + $0.answeredEarly > before.waiting + before.answeredEarly }
         }
         for _ in 0..<32 { try addWaiter() }
         #expect(try Self.counts(of: demo) { $0.waiting == 32 } == Counts(waiting: 32, answeredEarly: 0, clientsGone: 0))
