@@ -139,7 +139,7 @@ let package = Package(
         .testTarget(name: "LibStoreTests", dependencies: ["LibStore", "TestSupport"]),
         .testTarget(name: "LibHTTPTests", dependencies: ["LibHTTP"]),
         .testTarget(name: "LibHTTPServerTests", dependencies: ["LibHTTPServer", "TestSupport"]),
-        .testTarget(name: "LibServerTests", dependencies: ["LibServer", "LibHTTPServer", "LibStore", "LibJSON", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "LibServerTests", dependencies: ["LibServer", "LibHTTPServer", "LibHTTP", "LibStore", "LibJSON", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "LibCLITests", dependencies: ["LibAccounts", "LibBase", "LibCLI", "LibCommands", "LibJSON", "TestSupport"]),
         .testTarget(name: "LibNetTests", dependencies: ["LibBase", "LibNet", "TestSupport"]),
         .testTarget(name: "LibKeyringTests", dependencies: ["LibKeyring", "CSecret", "TestSupport"]),

@@ -30,12 +30,12 @@ public struct BookSchema: Sendable, Equatable {
                 continue
             }
             if let property = root.properties.first(where: { $0.name == key }) {
-                if let detail = property.schema.problem(with: value) { problems.append(FieldProblem(field: key, detail: detail)) }
+                if let problem = property.schema.fieldProblem(key, value) { problems.append(problem) }
             } else {
                 switch root.additionalProperties {
                 case .allowed: break
                 case .checked(let extra):
-                    if let detail = extra.node.problem(with: value) { problems.append(FieldProblem(field: key, detail: detail)) }
+                    if let problem = extra.node.fieldProblem(key, value) { problems.append(problem) }
                 case .forbidden:
                     problems.append(FieldProblem(field: key, detail: "is not a field of a book; the fields are \(fields.joined(separator: ", "))",
                                                  isUnknownField: true))

@@ -6,11 +6,15 @@ public struct FieldProblem: Sendable, Equatable {
     public let detail: String
     /// The field is not one the schema knows: the client may suggest a near name.
     public let isUnknownField: Bool
+    /// The JSON type of a value refused for its type ("string" when a
+    /// number was wanted): the client may say how to give the right one.
+    public let refusedType: String?
 
-    public init(field: String, detail: String, isUnknownField: Bool = false) {
+    public init(field: String, detail: String, isUnknownField: Bool = false, refusedType: String? = nil) {
         self.field = field
         self.detail = detail
         self.isUnknownField = isUnknownField
+        self.refusedType = refusedType
     }
 
     /// "'year' must be an integer, not string".

@@ -107,11 +107,23 @@ struct SchemaNode: Sendable, Equatable {
 
     // MARK: Checking a value
 
+    /// The problem of a top-level field's value; nil when it is valid.
+    func fieldProblem(_ field: String, _ value: JSONValue) -> FieldProblem? {
+        problem(with: value).map { detail in
+            FieldProblem(field: field, detail: detail, refusedType: refusesType(of: value) ? value.typeName : nil)
+        }
+    }
+
+    func refusesType(of value: JSONValue) -> Bool {
+        guard let types else { return false }
+        return !types.contains(where: { Self.matches(value, $0) })
+    }
+
     /// What is wrong with `value`, phrased to follow the field's name
     /// ("must be an integer, not string"); nil when it is valid. Only the
     /// first problem of a value is told: it is the one to fix first.
     func problem(with value: JSONValue) -> String? {
-        if let types, !types.contains(where: { Self.matches(value, $0) }) {
+        if refusesType(of: value) {
             return "must be \(typePhrase), not \(value.typeName)"
         }
         if let allowed, !allowed.contains(value) {

@@ -19,11 +19,17 @@ public struct BookRules: Sendable {
 
     /// One sentence per problem; empty when valid.
     public func problems(in document: JSONValue, id: String) -> [String] {
+        fieldProblems(in: document, id: id).map(\.sentence)
+    }
+
+    /// The problems, an unknown field's naming the nearest known one.
+    public func fieldProblems(in document: JSONValue, id: String) -> [FieldProblem] {
         schema.problems(in: document, id: id).map { problem in
             guard problem.isUnknownField, let near = Suggestions.nearest(to: problem.field, among: fields).first else {
-                return problem.sentence
+                return problem
             }
-            return "'\(problem.field)' is not a field of a book (did you mean '\(near)'?); the fields are \(fields.joined(separator: ", "))"
+            return FieldProblem(field: problem.field, detail: "is not a field of a book (did you mean '\(near)'?); the fields are \(fields.joined(separator: ", "))",
+                                isUnknownField: true)
         }
     }
 }

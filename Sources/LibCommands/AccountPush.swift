@@ -25,6 +25,8 @@ struct AccountPush {
 
     /// `push --strict`: updates go under the whole-version rule.
     var strict = false
+    /// Monotonic seconds, for the deadline, the backoff and the progress line.
+    var monotonicNow: () -> Double = MonotonicClock.now
 
     /// How long a push without `--wait` waits for an overlapping one.
     static let defaultLockWait = 30.0
@@ -162,7 +164,7 @@ struct AccountPush {
                 guard failure.isTemporary, let deadline else {
                     return try finish(tally, store: store, stop: stop, problem: problem, exitCode: code)
                 }
-                if let retryAfter, retryAfter > deadline - MonotonicClock.now() {
+                if let retryAfter, retryAfter > deadline - monotonicNow() {
                     return try finish(tally, store: store, stop: stop,
                                       problem: AccountProblem(Self.tooLongAWait(retryAfter, failure, pending: pending), namesAccount: false),
                                       exitCode: code)
@@ -233,9 +235,9 @@ struct AccountPush {
         }
         if explanation.reason == .offline {
             let watcher = PathWatcher(host: failure.endpoint.host, port: UInt16(failure.endpoint.port))
-            let started = MonotonicClock.now()
+            let started = monotonicNow()
             while true {
-                let remaining = deadline - MonotonicClock.now()
+                let remaining = deadline - monotonicNow()
                 if remaining <= 0 { progress.clear(); return false }
                 progress.show("You're offline: waiting for a network route to \(failure.endpoint.host)", secondsLeft: remaining)
                 // Slices of a second only to refresh the time left on a
@@ -246,19 +248,19 @@ struct AccountPush {
             progress.clear()
             // A route that was there all along (the failure only looked like
             // an offline one): back off rather than spin.
-            if MonotonicClock.now() - started > 0.05 { return true }
+            if monotonicNow() - started > 0.05 { return true }
         }
         let delay = backoff.nextDelay(retryAfter: retryAfter)
-        guard let resumeAt = RetryBackoff.nextAttempt(now: MonotonicClock.now(), delay: delay, deadline: deadline) else {
+        guard let resumeAt = RetryBackoff.nextAttempt(now: monotonicNow(), delay: delay, deadline: deadline) else {
             // `--wait 5` waits 5 s: the final attempt may fail before the deadline.
-            Self.sleep(deadline - MonotonicClock.now())
+            Self.sleep(deadline - monotonicNow())
             return false
         }
         var headline = explanation.headline
         if headline.hasSuffix(".") { headline.removeLast() }
-        while MonotonicClock.now() < resumeAt {
-            let left = resumeAt - MonotonicClock.now()
-            progress.show("\(headline); retrying in \(Int(left.rounded(.up))) s", secondsLeft: deadline - MonotonicClock.now())
+        while monotonicNow() < resumeAt {
+            let left = resumeAt - monotonicNow()
+            progress.show("\(headline); retrying in \(Int(left.rounded(.up))) s", secondsLeft: deadline - monotonicNow())
             Self.sleep(progress.isEnabled ? min(left, 1) : left)
         }
         progress.clear()
@@ -307,7 +309,7 @@ struct AccountPush {
         pending == 1 ? "1 write is saved on this device." : "\(pending) writes are saved on this device."
     }
 
-    private var secondsLeft: Double? { deadline.map { $0 - MonotonicClock.now() } }
+    private var secondsLeft: Double? { deadline.map { $0 - monotonicNow() } }
 
     /// How long another push may hold the lock before this one says it waits.
     static let quietLockWait = 0.5

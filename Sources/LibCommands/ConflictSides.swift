@@ -51,36 +51,20 @@ struct Sides {
         return FieldMerge(base: base ?? JSONObject(), mine: mine, theirs: theirs, clashesTake: side)
     }
 
-    /// What a three-way merge makes of them.
-    enum Merged {
-        /// A document to send (with the field-level details).
-        case document(FieldMerge)
-        /// Both sides delete it, or the server's copy is what mine would make: nothing to send.
-        case theirs
-        /// Delete the server's copy (mine deletes, theirs did not change it).
-        case delete
-        /// Cannot be merged: the sentence says why.
-        case clash(String)
+    /// What a three-way merge makes of them; a clash comes with the sentence that says why.
+    var merged: DocumentMerge {
+        DocumentMerge(base: base, mine: mine, theirs: theirs)
     }
 
-    func merged(_ key: String) -> Merged {
-        switch (mine, theirs) {
-        case (nil, nil):
-            return .theirs
-        case (nil, let theirs?):
-            return theirs == base ? .delete
-                : .clash("\(key) was deleted here and changed on the server: use --mine, --theirs or --edit")
-        case (let mine?, nil):
-            return base != nil && mine == base ? .theirs
-                : .clash("\(key) was changed here and deleted on the server: use --mine, --theirs or --edit")
-        case (let mine?, let theirs?):
-            let merge = FieldMerge(base: base ?? JSONObject(), mine: mine, theirs: theirs)
-            guard merge.isClean else {
-                let names = merge.clashes.joinedAsList()
-                let verb = merge.clashes.count == 1 ? "was" : "were"
-                return .clash("\(names) \(verb) changed on both sides: use --mine, --theirs or --edit")
-            }
-            return .document(merge)
+    static func why(_ clash: DocumentMerge.Clash, _ key: String) -> String {
+        switch clash {
+        case .deletedHereChangedThere:
+            return "\(key) was deleted here and changed on the server: use --mine, --theirs or --edit"
+        case .changedHereDeletedThere:
+            return "\(key) was changed here and deleted on the server: use --mine, --theirs or --edit"
+        case .fields(let names):
+            let verb = names.count == 1 ? "was" : "were"
+            return "\(names.joinedAsList()) \(verb) changed on both sides: use --mine, --theirs or --edit"
         }
     }
 }

@@ -1,5 +1,6 @@
 import LibCLI
 import LibJSON
+import LibBookSchema
 import LibClient
 
 extension FieldAssignment {
@@ -23,11 +24,11 @@ extension FieldAssignment {
     /// `FIELD=VALUE` whose value is a number (or true, false) refused as a
     /// string, how to give it as one: "to give year as a number, write
     /// `year:=1813`".
-    static func problemsWithHints(_ problems: [String], _ assignments: [FieldAssignment]) -> [String] {
-        var hinted = problems
+    static func problemsWithHints(_ problems: [FieldProblem], _ assignments: [FieldAssignment]) -> [String] {
+        var hinted = problems.map(\.sentence)
         for assignment in assignments {
             guard case .string(let text) = assignment.value,
-                  problems.contains(where: { $0.hasPrefix("'\(assignment.field)' ") && $0.hasSuffix("not string") }),
+                  problems.contains(where: { $0.field == assignment.field && $0.refusedType == "string" }),
                   let parsed = try? JSONParser.parse(text), parsed.stringValue == nil, parsed != .null
             else { continue }
             let what = parsed.boolValue == nil ? "a number" : "true or false"

@@ -44,6 +44,8 @@ final class PushWatch {
     let pullsOnly: Bool
     /// One waiting change-feed request per account, answered when something changes.
     let feeds: FeedWatch
+    /// Monotonic seconds, for when each account's push and pull are due.
+    let monotonicNow: () -> Double
 
     /// How long after the first change of a burst the push starts: edits
     /// saved within it go in one push.
@@ -55,8 +57,10 @@ final class PushWatch {
     /// wrong: try again after this long anyway.
     static let networkManagerDoubt = 60.0
 
-    init(_ context: CommandContext, all: Bool, strict: Bool = false, pullsOnly: Bool = false) throws {
+    init(_ context: CommandContext, all: Bool, strict: Bool = false, pullsOnly: Bool = false,
+         monotonicNow: @escaping () -> Double = MonotonicClock.now) throws {
         self.context = context
+        self.monotonicNow = monotonicNow
         self.strict = strict
         self.pullsOnly = pullsOnly
         let directories = try context.directories
@@ -78,7 +82,7 @@ final class PushWatch {
         sayWhatIsWatched()
         while true {
             if events.stopRequested { return .success }
-            let now = MonotonicClock.now()
+            let now = monotonicNow()
             for account in accounts.values.sorted(by: { $0.name < $1.name }) {
                 if let due = account.due, due <= now { attempt(account) }
                 if events.stopRequested { return .success }
@@ -87,7 +91,7 @@ final class PushWatch {
             }
             if let onlyAccount, accounts[onlyAccount] == nil { return .success }
             let next = (accounts.values.compactMap(\.due) + accounts.values.compactMap(\.pullDue)).min()
-            for event in events.wait(timeout: next.map { $0 - MonotonicClock.now() }) {
+            for event in events.wait(timeout: next.map { $0 - monotonicNow() }) {
                 switch event {
                 case .stop: return .success
                 case .directoryChanged(let descriptor) where descriptor == configWatch: try reloadAccounts()
@@ -127,9 +131,9 @@ final class PushWatch {
                     watched.needsLogin = false
                     // Its feed request starts again with the new token after the next pull.
                     feeds.forget(account.name)
-                    watched.schedule(at: MonotonicClock.now())
+                    watched.schedule(at: monotonicNow())
                 }
-                if watched.pullFailed && watched.pullDue == nil { watched.pullDue = MonotonicClock.now() }
+                if watched.pullFailed && watched.pullDue == nil { watched.pullDue = monotonicNow() }
                 continue
             }
             let workspace = AccountWorkspace(context, paths: paths, index: index, account: account)
@@ -137,9 +141,9 @@ final class PushWatch {
             let watched = WatchedAccount(workspace: workspace, store: store,
                                          watch: events.watch(directory: paths.accountDirectory(account.name)))
             accounts[account.name] = watched
-            watched.schedule(at: MonotonicClock.now())
+            watched.schedule(at: monotonicNow())
             // The library is made complete when the watch starts (WatchPull).
-            watched.pullDue = MonotonicClock.now()
+            watched.pullDue = monotonicNow()
         }
         if wanted.isEmpty && onlyAccount == nil && !saidNoAccount {
             say("No account is signed in; waiting for `lib login`.")
@@ -153,18 +157,18 @@ final class PushWatch {
               !account.needsLogin, case .nothing = account.waiting,
               (try? account.store.unattemptedWrites()) ?? 0 > 0
         else { return }
-        account.schedule(at: MonotonicClock.now() + Self.coalescing)
+        account.schedule(at: monotonicNow() + Self.coalescing)
     }
 
     // MARK: The network
 
     private func routesChanged() {
         for account in accounts.values where account.pullFailed {
-            account.pullDue = MonotonicClock.now() + Self.routeSettling
+            account.pullDue = monotonicNow() + Self.routeSettling
         }
         for account in accounts.values {
             guard case .route = account.waiting else { continue }
-            account.schedule(at: MonotonicClock.now() + Self.routeSettling)
+            account.schedule(at: monotonicNow() + Self.routeSettling)
         }
     }
 
@@ -172,14 +176,14 @@ final class PushWatch {
         guard let networkManager, networkManager.refresh() else { return }
         let status = networkManager.status
         for account in accounts.values where account.pullFailed && !(status?.metered ?? false) {
-            account.pullDue = MonotonicClock.now()
+            account.pullDue = monotonicNow()
         }
         for account in accounts.values {
             switch account.waiting {
             case .networkManager where !(status?.holdsRequests ?? false):
-                account.schedule(at: MonotonicClock.now())
+                account.schedule(at: monotonicNow())
             case .metered where !(status?.metered ?? false):
-                account.schedule(at: MonotonicClock.now())
+                account.schedule(at: monotonicNow())
             default: break
             }
         }
@@ -189,7 +193,7 @@ final class PushWatch {
     /// after their push when writes wait (a pull started after a save would
     /// not yield to it, and a feed that always answers would hold the push back).
     private func feedAnswered() {
-        let now = MonotonicClock.now()
+        let now = monotonicNow()
         for name in feeds.answered() {
             guard let account = accounts[name] else { continue }
             if !pullsOnly, account.due == nil, ((try? account.store.unattemptedWrites()) ?? 0) > 0 {
@@ -221,7 +225,7 @@ final class PushWatch {
             return
         }
         if case .route(let host, let port) = account.waiting, PathProbe.status(for: host, port: port) == .unavailable {
-            if !events.hasRouteEvents { account.schedule(at: MonotonicClock.now() + 1) }
+            if !events.hasRouteEvents { account.schedule(at: monotonicNow() + 1) }
             return
         }
         if defersWhenMetered, networkManagerStatus()?.metered == true {
@@ -241,9 +245,9 @@ final class PushWatch {
             let line = [result.summary, result.attention].compactMap { $0 }.joined(separator: " ")
             if result.attention == nil { say(line) } else { sayProblem(line) }
             // Then what others changed meanwhile.
-            account.pullDue = MonotonicClock.now()
+            account.pullDue = monotonicNow()
         }
-        let now = MonotonicClock.now()
+        let now = monotonicNow()
         switch result.stop {
         case nil:
             account.settle()

@@ -48,9 +48,9 @@ struct Resolution {
         if sides.mine == nil { intro += "Mine deletes it.\n" }
         if sides.theirs == nil { intro += "Theirs: the server no longer has it (deleted).\n" }
         var rest: String
-        switch sides.merged(key) {
-        case .clash(let why):
-            rest = why + ".\n"
+        switch sides.merged {
+        case .clash(let clash):
+            rest = Sides.why(clash, key) + ".\n"
         case .document, .theirs, .delete:
             rest = "No field clashes: run `\(workspace.lib) resolve \(key) --merge`, or choose with --mine, --theirs or --edit.\n"
         }
@@ -225,9 +225,9 @@ struct Resolution {
     func merge() throws -> ExitCode {
         try requireConflict("--merge")
         let sides = try Sides(write.item)
-        switch sides.merged(key) {
-        case .clash(let why):
-            context.standardError.write("\(ProgramInfo.name): \(why).\n")
+        switch sides.merged {
+        case .clash(let clash):
+            context.standardError.write("\(ProgramInfo.name): \(Sides.why(clash, key)).\n")
             return .attention
         case .theirs:
             if sides.mine == nil {

@@ -31,7 +31,7 @@ extension Resolution {
             })
             object["mine_deletes"] = .bool(sides.mine == nil)
             object["theirs_deleted"] = .bool(sides.theirs == nil)
-            if case .clash(let why) = sides.merged(key) { object["clash"] = .string(why) }
+            if case .clash(let clash) = sides.merged { object["clash"] = .string(Sides.why(clash, key)) }
         }
         object["later"] = .integer(Int64(write.later.count))
         return .object(object)

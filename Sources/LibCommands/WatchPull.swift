@@ -28,7 +28,7 @@ extension PushWatch {
     }
 
     func pull(_ account: WatchedAccount) {
-        let now = MonotonicClock.now()
+        let now = monotonicNow()
         account.pullDue = nil
         guard !account.needsLogin else { return }
         if let held = account.pullsHeldUntil, now < held {

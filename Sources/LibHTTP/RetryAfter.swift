@@ -14,7 +14,7 @@ public struct RetryAfter: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses delay-seconds ("120") or an IMF-fixdate ("Sun, 06 Nov 1994
     /// 08:49:37 GMT"), relative to `now` (seconds since 1970).
-    public init?(headerValue: String, now: Int = Int(time(nil))) {
+    public init?(headerValue: String, now: Int) {
         let value = headerValue.trimmingSpacesAndTabs()
         if !value.isEmpty, value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             guard let seconds = Int(value) else { return nil }

@@ -25,10 +25,14 @@ public struct KernelCachedTokenStore: TokenStore {
 
     public let backing: any TokenStore
     public let cacheSeconds: Int
+    /// Seconds since 1970: when a cached copy stops being used.
+    let now: @Sendable () -> Int
 
-    public init(backing: any TokenStore, cacheSeconds: Int = KernelCachedTokenStore.configuredCacheSeconds()) {
+    public init(backing: any TokenStore, cacheSeconds: Int = KernelCachedTokenStore.configuredCacheSeconds(),
+                now: @escaping @Sendable () -> Int = { Int(time(nil)) }) {
         self.backing = backing
         self.cacheSeconds = max(0, cacheSeconds)
+        self.now = now
     }
 
     /// LIB_TOKEN_CACHE_SECONDS when it is a whole number of seconds (at most
@@ -116,7 +120,7 @@ public struct KernelCachedTokenStore: TokenStore {
     @discardableResult
     private func fillSessionCache(_ token: String, for account: KeyringAccount) -> Bool {
         guard cacheSeconds > 0 else { return false }
-        var payload = Self.payload(token, account, expires: Int(time(nil)) + cacheSeconds)
+        var payload = Self.payload(token, account, expires: now() + cacheSeconds)
         defer { KernelKeyring.wipe(&payload) }
         guard let keyring = try? KernelKeyring.sessionKeyring(),
               (try? KernelKeyring.add(account.kernelKeyDescription, payload: payload, to: keyring,
@@ -143,7 +147,7 @@ public struct KernelCachedTokenStore: TokenStore {
             KernelKeyring.invalidate(key)
             return nil
         }
-        let now = Int(time(nil))
+        let now = now()
         if entry.expires == 0 {
             return FoundToken(token: entry.token, source: .persistentKeyring(expiry: KernelKeyring.persistentKeyringExpiry()))
         }

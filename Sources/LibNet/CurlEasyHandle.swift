@@ -147,7 +147,7 @@ final class CurlEasyHandle {
         _ = ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         let parsed = HTTPResponse.parseHeaderBlock(Self.bytes(of: headerBlock))
         return HTTPResponse(status: status, reason: parsed.reason, headers: parsed.headers, body: Self.bytes(of: body),
-                            proxy: proxy)
+                            proxy: proxy, receivedAt: Int(UnixClock.now()))
     }
 
     /// Collects what libcurl knows about a failed transfer.

@@ -11,18 +11,23 @@ public struct HTTPResponse: Sendable, Equatable, CustomStringConvertible {
     /// The proxy the answer came through, when one was in effect: a 5xx
     /// may then be the proxy's own.
     public var proxy: ProxySetting?
+    /// When the answer arrived (seconds since 1970, the transport's clock):
+    /// a `Retry-After` date counts from it.
+    public var receivedAt: Int
 
-    public init(status: Int, reason: String = "", headers: HTTPHeaders = [:], body: [UInt8] = [], proxy: ProxySetting? = nil) {
+    public init(status: Int, reason: String = "", headers: HTTPHeaders = [:], body: [UInt8] = [], proxy: ProxySetting? = nil,
+                receivedAt: Int = 0) {
         self.status = status
         self.reason = reason
         self.headers = headers
         self.body = body
         self.proxy = proxy
+        self.receivedAt = receivedAt
     }
 
     /// The delay the server asked for with `Retry-After`, if any.
     public var retryAfter: RetryAfter? {
-        headers["Retry-After"].flatMap { RetryAfter(headerValue: $0) }
+        headers["Retry-After"].flatMap { RetryAfter(headerValue: $0, now: receivedAt) }
     }
 
     /// Whether the body is an RFC 9457 problem (`application/problem+json`),

@@ -36,9 +36,10 @@ struct AnswerBatch {
 
     init(limit: Limit) { self.limit = limit }
 
-    /// Takes an answer in, with what it means for later writes of its path.
-    mutating func add(_ answer: OutboxAnswer, for item: OutboxItem) {
-        if oldest == nil { oldest = MonotonicClock.now() }
+    /// Takes an answer in (received at monotonic time `at`), with what it
+    /// means for later writes of its path.
+    mutating func add(_ answer: OutboxAnswer, for item: OutboxItem, at time: Double) {
+        if oldest == nil { oldest = time }
         answers.append(answer)
         switch answer.outcome {
         case .applied(let document, let etag, _): chained[item.path] = Chain.Version(after: item, document: document, etag: etag)
@@ -64,9 +65,10 @@ struct AnswerBatch {
         }
     }
 
-    var isDue: Bool {
+    /// Whether the answers must be recorded now (monotonic time `now`).
+    func isDue(at now: Double) -> Bool {
         guard let oldest else { return false }
-        return answers.count >= limit.writes || MonotonicClock.now() - oldest >= limit.seconds
+        return answers.count >= limit.writes || now - oldest >= limit.seconds
     }
 
     /// Once recorded, the store says all the batch knew.

@@ -29,15 +29,19 @@ public struct PushRun {
     let store: AccountStore
     let generation: Int64
     let recording: AnswerBatch.Limit
+    /// Monotonic seconds, for how long answers have waited to be recorded.
+    let monotonicNow: () -> Double
 
     /// Answers are recorded at least every 128 writes and every 200 ms: a
     /// commit (an fsync) per write cost lib about 40% of the server's pace,
     /// while a crash costs at most one batch sent again, which the server
     /// replays by key.
-    public init(store: AccountStore, generation: Int64, recordEvery writes: Int = 128, orEvery seconds: Double = 0.2) {
+    public init(store: AccountStore, generation: Int64, recordEvery writes: Int = 128, orEvery seconds: Double = 0.2,
+                monotonicNow: @escaping () -> Double = MonotonicClock.now) {
         self.store = store
         self.generation = generation
         self.recording = AnswerBatch.Limit(writes: max(1, writes), seconds: seconds)
+        self.monotonicNow = monotonicNow
     }
 
     /// The pass's report, and the sender's failure behind a stop at a
@@ -118,7 +122,7 @@ public struct PushRun {
                         stopFailure = failure
                     }
                 } else {
-                    batch.add(OutboxAnswer(seq: item.seq, outcome: outcome), for: item)
+                    batch.add(OutboxAnswer(seq: item.seq, outcome: outcome), for: item, at: monotonicNow())
                 }
             }
             answered(report.results.count)
@@ -131,7 +135,7 @@ public struct PushRun {
                 // write of each path: the next batch starts from the top.
                 try record()
                 after = 0
-            } else if batch.isDue {
+            } else if batch.isDue(at: monotonicNow()) {
                 try record()
             }
         }

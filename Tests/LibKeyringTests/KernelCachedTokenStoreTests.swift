@@ -1,4 +1,5 @@
 @testable import LibKeyring
+import Synchronization
 import Testing
 
 /// The cache in front of a store of record, against the real kernel
@@ -36,6 +37,22 @@ import Testing
         store.forgetCachedCopies(for: alice)
         #expect(cachedKey(alice) == nil)
         #expect(throws: KeyringError.timedOut(after: .milliseconds(900), waitingForUnlock: false)) { try store.lookUp(for: alice) }
+    }
+
+    /// The copy's time-out counts on the clock the store is given: past it,
+    /// the store of record is asked again.
+    @Test func aCopyPastItsTimeOutOnTheGivenClockIsNotUsed() throws {
+        let record = InMemoryTokenStore()
+        let clock = Mutex(1_000_000)
+        let store = KernelCachedTokenStore(backing: record, cacheSeconds: 60, now: { clock.withLock { $0 } })
+        let alice = account("clock")
+        try record.store(token: "t-1", for: alice)
+        #expect(try store.lookUp(for: alice).source == .secretService(cachedFor: 60))
+        clock.withLock { $0 += 59 }
+        #expect(try store.lookUp(for: alice).source == .sessionCache(secondsLeft: 1))
+        clock.withLock { $0 += 1 }
+        #expect(try store.lookUp(for: alice).source == .secretService(cachedFor: 60), "expired: asked the store of record")
+        store.forgetCachedCopies(for: alice)
     }
 
     @Test func aCopyFromAnotherLoginIsNeverUsedAndIsRemoved() throws {

@@ -75,14 +75,14 @@ private enum Curl {
     }
 
     @Test func retryAfterForms() {
-        #expect(RetryAfter(headerValue: "120") == RetryAfter(seconds: 120))
-        #expect(RetryAfter(headerValue: " 5 ") == RetryAfter(seconds: 5))
+        #expect(RetryAfter(headerValue: "120", now: 0) == RetryAfter(seconds: 120))
+        #expect(RetryAfter(headerValue: " 5 ", now: 0) == RetryAfter(seconds: 5))
         // Sun, 06 Nov 1994 08:49:37 GMT is 784111777.
         #expect(RetryAfter(headerValue: "Sun, 06 Nov 1994 08:49:37 GMT", now: 784_111_777 - 30) == RetryAfter(seconds: 30))
         #expect(RetryAfter(headerValue: "Sun, 06 Nov 1994 08:49:37 GMT", now: 784_111_777 + 30) == RetryAfter(seconds: 0))
-        #expect(RetryAfter(headerValue: "soon") == nil)
-        #expect(RetryAfter(headerValue: "-3") == nil)
-        #expect(RetryAfter(headerValue: "") == nil)
+        #expect(RetryAfter(headerValue: "soon", now: 0) == nil)
+        #expect(RetryAfter(headerValue: "-3", now: 0) == nil)
+        #expect(RetryAfter(headerValue: "", now: 0) == nil)
     }
 
     @Test func endpointsFromURLs() {

@@ -196,7 +196,7 @@ enum Edit: Verb {
             return try editor.edit(.object(start), fileName: DocumentEditor.fileName(for: key))
         }
         let changed = JSONValue.object(try FieldAssignment.apply(options.assignments, to: start))
-        let problems = FieldAssignment.problemsWithHints(validate(changed), options.assignments)
+        let problems = FieldAssignment.problemsWithHints(rules.fieldProblems(in: changed, id: options.id), options.assignments)
         guard problems.isEmpty else {
             throw CommandFailure("\(key) was not saved: " + problems.joined(separator: "; ") + ".")
         }

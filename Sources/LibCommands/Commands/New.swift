@@ -84,7 +84,7 @@ enum New: Verb {
         } else {
             document = .object(try FieldAssignment.apply(options.assignments, to: start))
             // The id was never saved anywhere: the message does not name it.
-            let problems = FieldAssignment.problemsWithHints(validate(document), options.assignments)
+            let problems = FieldAssignment.problemsWithHints(rules.fieldProblems(in: document, id: id), options.assignments)
             guard problems.isEmpty else {
                 throw CommandFailure("The new document was not saved: " + problems.joined(separator: "; ") + ".")
             }

@@ -131,7 +131,13 @@ enum Pull: Verb {
         let context = workspace.context
         let store = try workspace.openStore()
         let api = workspace.api(token: try workspace.token())
-        BookSchemaRefresh.ifStale(api, store: store, now: context.now().secondsSince1970)
+        // The server's schema checks what the pull keeps: fetched first only
+        // when none is stored; a stale copy is refreshed after the pull.
+        do {
+            try BookSchemaRefresh.ifMissing(api, store: store, now: context.now().secondsSince1970)
+        } catch {
+            throw workspace.explained(error)
+        }
         let progress = PullProgress(context, server: workspace.account.origin.hostAndPort, enabled: !forWatcher)
         defer { progress.clear() }
         var pull = store.pull(collection, from: HTTPLibrarySource(collection, api: api, rules: try BookRules.forAccount(store)), context)
@@ -150,6 +156,7 @@ enum Pull: Verb {
         guard let outcome else {
             throw CommandFailure("\(collection) is not on \(workspace.account.origin.hostAndPort)")
         }
+        BookSchemaRefresh.ifStale(api, store: store, now: context.now().secondsSince1970)
         return outcome
     }
 
