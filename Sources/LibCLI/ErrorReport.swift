@@ -27,10 +27,6 @@ public struct ErrorReport: Equatable, Sendable {
         case let error as UsageError:
             exitCode = .usage
             message = error.message
-        case let error as CommandFailure:
-            exitCode = error.exitCode
-            message = error.message
-            reason = error.reason
         case let error as SilentFailure:
             exitCode = error.exitCode
             message = ""

@@ -73,12 +73,9 @@ struct AccountPush {
     func run() -> Result {
         do {
             return try push()
-        } catch let error as any ReportableError {
-            return failed(error.message, error.exitCode)
-        } catch let error as CommandFailure {
-            return failed(error.message, error.exitCode, namesAccount: error.account == name)
         } catch {
-            return failed("\(error)", .failure)
+            let failure = CommandFailure(reporting: error)
+            return failed(failure.message, failure.exitCode, namesAccount: failure.account == name)
         }
     }
 

@@ -16,6 +16,9 @@ struct AccountWorkspace {
     let paths: AccountPaths
     let index: AccountIndex
     let account: Account
+    /// The store once opened: a command (and each copy of its workspace)
+    /// opens its account's store once.
+    private let opened = OpenedStore()
 
     /// Resolves the account from the command line, the environment and the index.
     init(_ context: CommandContext, selector explicit: String? = nil) throws {
@@ -61,10 +64,12 @@ struct AccountWorkspace {
     /// The account's store, made (directory 0700, file 0600) when missing,
     /// keeping the prompt file right through every outbox change.
     func openStore() throws -> AccountStore {
+        if let store = opened.store { return store }
         try PrivateFile.makeDirectory(paths.accountDirectory(name), noLinksBelow: paths.directories.data)
         let prompt = PromptFile(self)
         let store = try AccountStore(path: paths.storePath(name), outboxObserver: prompt)
         prompt.writeIfMissing { try? OutboxSummary(store.outbox.counts()) }
+        opened.store = store
         return store
     }
 
@@ -174,4 +179,9 @@ struct TokenRefusalWatch: HTTPTransport {
         if response.status == 401 { refused() }
         return response
     }
+}
+
+/// The one handle of a workspace's account store, shared by its copies.
+private final class OpenedStore {
+    var store: AccountStore?
 }

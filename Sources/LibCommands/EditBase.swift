@@ -6,7 +6,6 @@ import LibJSON
 import LibSync
 import LibBase
 import LibClient
-import Synchronization
 
 /// What an edit of one document starts from: the document as this device
 /// knows it (its `LocalVersion`: the cached copy with the pending writes'
@@ -40,40 +39,18 @@ struct EditBase {
         return EditBase(document: fetched.json?.objectValue, cached: fetched, pendingCreate: false)
     }
 
-    /// Whether the device has the document (a cached copy or writes of
-    /// it). Nothing is made when the store is missing; an existing store is
-    /// opened as the edit opens it (which changes nothing unless an earlier
-    /// release made it), and when the document is there the edit goes on in
-    /// this process with that store (`storeLookedAt`): SQLite reads a
-    /// store's schema at each open, a third of an edit's instructions.
-    static func isOnDevice(_ path: ResourcePath, _ context: CommandContext) -> Bool {
-        guard let workspace = try? AccountWorkspace(context) else { return true }
-        let storePath = workspace.paths.storePath(workspace.name)
-        guard access(storePath, F_OK) == 0, let store = try? workspace.openStore() else { return false }
+    /// The account's store when it exists (an existing store is opened as
+    /// the edit opens it, which changes nothing unless an earlier release
+    /// made it); nil when there is none yet.
+    static func existingStore(_ workspace: AccountWorkspace) -> AccountStore? {
+        guard access(workspace.paths.storePath(workspace.name), F_OK) == 0 else { return nil }
+        return try? workspace.openStore()
+    }
+
+    /// Whether the device has the document: a cached copy or writes of it.
+    static func holds(_ path: ResourcePath, _ store: AccountStore) -> Bool {
         let key = path.description
-        let found = (try? store.cache.document(at: key)) != nil || (try? store.outbox.items(for: key).isEmpty) == false
-        if found { lookedAt.withLock { $0 = LookedAtStore(path: storePath, store: store) } }
-        return found
-    }
-
-    /// The store `isOnDevice` opened for `workspace`'s account, once; nil
-    /// when it opened none.
-    static func storeLookedAt(_ workspace: AccountWorkspace) -> AccountStore? {
-        let storePath = workspace.paths.storePath(workspace.name)
-        let looked = lookedAt.withLock { slot -> LookedAtStore? in
-            defer { slot = nil }
-            return slot
-        }
-        return looked?.path == storePath ? looked?.store : nil
-    }
-
-    private static let lookedAt = Mutex<LookedAtStore?>(nil)
-
-    /// `@unchecked`: handed from a command's look to its run, on the one
-    /// thread that runs the command.
-    private struct LookedAtStore: @unchecked Sendable {
-        let path: String
-        let store: AccountStore
+        return (try? store.cache.document(at: key)) != nil || (try? store.outbox.items(for: key).isEmpty) == false
     }
 
     /// `GET` of a document this device has never seen (the same request

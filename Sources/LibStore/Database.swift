@@ -206,25 +206,19 @@ public final class Database {
     public var changes: Int { Int(sqlite3_changes(handle)) }
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
-    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`, so a
-    /// read-then-write never fails half-way on a lock), committing when it
-    /// returns and rolling back when it throws.
+    /// Runs `body` as part of the caller's transaction when there is one
+    /// (it commits or rolls back with it), else in a write transaction of
+    /// its own (`BEGIN IMMEDIATE`, so a read-then-write never fails half-way
+    /// on a lock), committing when it returns and rolling back when it
+    /// throws. Not in a savepoint: FTS5 writes its pending index to disk at
+    /// every savepoint, 100 k instructions for each write a push records.
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try transaction("BEGIN IMMEDIATE", body)
+        isInTransaction ? try body(self) : try transaction("BEGIN IMMEDIATE", body)
     }
 
     /// Runs `body` in a read transaction: one consistent snapshot.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try transaction("BEGIN DEFERRED", body)
-    }
-
-    /// Runs `body` as part of the caller's transaction when there is one
-    /// (it commits or rolls back with it), else in its own write
-    /// transaction. Not in a savepoint: FTS5 writes its pending index to
-    /// disk at every savepoint, 100 k instructions for each write a push
-    /// records.
-    public func atomically<T>(_ body: (Database) throws -> T) throws -> T {
-        isInTransaction ? try body(self) : try write(body)
     }
 
     private func transaction<T>(_ begin: String, _ body: (Database) throws -> T) throws -> T {

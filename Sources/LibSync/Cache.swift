@@ -27,7 +27,7 @@ public struct Cache {
     /// (`indexing` false: a listing's page, which `LibraryMirror` indexes in
     /// larger steps, see `IndexLag`).
     public func save(_ copies: [Copy], at date: UnixSeconds, indexing: Bool = true) throws {
-        try db.atomically { db in
+        try db.write { db in
             // One statement looked up for all the copies (a pulled page's 1,000):
             // finding a cached statement hashes its whole text.
             try db.withCachedStatement("""
@@ -58,7 +58,7 @@ public struct Cache {
         for write in settled.reversed() where seen.insert(write.path).inserted {
             if let body = write.body { fresh.append((write.path, body, write.etag)) } else { gone.append(write.path) }
         }
-        try db.atomically { db in
+        try db.write { db in
             try Cache(db: db).save(fresh, at: date)
             try Cache(db: db).forget(gone)
         }
@@ -76,7 +76,7 @@ public struct Cache {
 
     /// Forgets documents, and takes them out of the search index, in one transaction.
     public func forget(_ paths: [String]) throws {
-        try db.atomically { db in
+        try db.write { db in
             for path in paths { try db.run(cached: "DELETE FROM documents WHERE path = ?1", [.text(path)]) }
             try LibraryIndex(db: db).remove(paths)
         }

@@ -106,26 +106,26 @@ import TestSupport
         #expect(try db.query("SELECT x FROM t").map { $0["x"] } == [.integer(1)])
     }
 
-    /// `atomically` is a transaction of its own outside one, and part of
-    /// the caller's inside one: committed or rolled back with it.
-    @Test func atomicallyIsItsOwnTransactionOrPartOfTheCallers() throws {
+    /// `write` is a transaction of its own outside one, and part of the
+    /// caller's inside one: committed or rolled back with it.
+    @Test func aWriteIsItsOwnTransactionOrPartOfTheCallers() throws {
         struct Abort: Error {}
         let dir = try TemporaryDirectory()
         let db = try Database(path: dir.file("s.sqlite"))
         try db.execute("CREATE TABLE t (x INTEGER)")
-        try db.atomically { db in try db.run("INSERT INTO t VALUES (1)"); try db.run("INSERT INTO t VALUES (2)") }
+        try db.write { db in try db.run("INSERT INTO t VALUES (1)"); try db.run("INSERT INTO t VALUES (2)") }
         #expect(db.isInTransaction == false)
         #expect(throws: Abort.self) {
-            try db.atomically { db in try db.run("INSERT INTO t VALUES (3)"); throw Abort() }
+            try db.write { db in try db.run("INSERT INTO t VALUES (3)"); throw Abort() }
         }
         #expect(throws: Abort.self) {
             try db.write { db in
                 try db.run("INSERT INTO t VALUES (4)")
-                try db.atomically { db in try db.run("INSERT INTO t VALUES (5)"); throw Abort() }
+                try db.write { db in try db.run("INSERT INTO t VALUES (5)"); throw Abort() }
             }
         }
         try db.write { db in
-            try db.atomically { db in try db.run("INSERT INTO t VALUES (6)") }
+            try db.write { db in try db.run("INSERT INTO t VALUES (6)") }
             #expect(db.isInTransaction, "still the caller's transaction")
         }
         #expect(try db.query("SELECT x FROM t ORDER BY x").map { $0["x"] } == [.integer(1), .integer(2), .integer(6)])

@@ -262,10 +262,8 @@ enum Doctor: Verb {
                                 fix: "move the file away to start the account's store afresh (its pending writes are lost)", .failure)
             }
             return .ok("store", account: workspace.name, "\(path): quick_check ok")
-        } catch let error as any ReportableError {
-            return .problem("store", account: workspace.name, error.message, fix: nil, .failure)
         } catch {
-            return .problem("store", account: workspace.name, "\(error)", fix: nil, .failure)
+            return .problem("store", account: workspace.name, CommandFailure(reporting: error).message, fix: nil, .failure)
         }
     }
 
@@ -289,10 +287,8 @@ enum Doctor: Verb {
             }
             let ago = AgeWording.describe(seconds: workspace.context.now().secondsSince1970 - pulled)
             return .ok("library", account: workspace.name, "\(books) cached; last pull \(LocalTime.stamp(pulled)) (\(ago))")
-        } catch let error as any ReportableError {
-            return .problem("library", account: workspace.name, error.message, fix: nil, .failure)
         } catch {
-            return .problem("library", account: workspace.name, "\(error)", fix: nil, .failure)
+            return .problem("library", account: workspace.name, CommandFailure(reporting: error).message, fix: nil, .failure)
         }
     }
 
@@ -313,7 +309,7 @@ enum Doctor: Verb {
         do {
             (answer, serverDate) = try session.identity()
         } catch {
-            let failure = (workspace.explained(error) as? CommandFailure) ?? CommandFailure("\(error)")
+            let failure = CommandFailure(reporting: workspace.explained(error))
             return [.problem("server", account: workspace.name, "\(origin.hostAndPort): network path \(path); \(failure.message)",
                              fix: nil, failure.exitCode)]
         }

@@ -84,13 +84,20 @@ enum Edit: Verb {
 
     /// An edit of a document this device has never seen fetches it first,
     /// so it runs in `lib-online` from the start.
-    static func runsOnline(_ options: Options, lookingAt context: CommandContext) -> Bool {
-        options.push || (!options.create && !EditBase.isOnDevice(options.path, context))
+    static func placement(_ options: Options, lookingAt context: CommandContext) -> Placement {
+        // Without an account the run says so, wherever it runs.
+        guard !options.create, let workspace = try? AccountWorkspace(context) else { return Placement(online: options.push) }
+        guard let store = EditBase.existingStore(workspace) else { return Placement(online: true) }
+        return Placement(online: options.push || !EditBase.holds(options.path, store), opened: store)
     }
 
     static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
+        try run(options, context, opened: nil)
+    }
+
+    static func run(_ options: Options, _ context: CommandContext, opened: AccountStore?) throws -> ExitCode {
         let workspace = try AccountWorkspace(context)
-        let store = try EditBase.storeLookedAt(workspace) ?? workspace.openStore()
+        let store = try opened ?? workspace.openStore()
         let key = options.path.description
         let base = try EditBase.load(options.path, store: store, workspace: workspace, fetchIfMissing: !options.create)
 

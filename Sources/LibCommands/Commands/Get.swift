@@ -193,11 +193,8 @@ enum Get: Verb {
 
     /// The sentence and exit code an error is reported with.
     private static func explanation(of error: any Error) -> (String, ExitCode) {
-        switch error {
-        case let failure as CommandFailure: return (failure.message, failure.exitCode)
-        case let failure as any ReportableError: return (failure.message, failure.exitCode)
-        default: return (String(describing: error), .failure)
-        }
+        let failure = CommandFailure(reporting: error)
+        return (failure.message, failure.exitCode)
     }
 
     /// The copy on standard output (text on a terminal, else JSON); the

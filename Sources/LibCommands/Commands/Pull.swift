@@ -189,10 +189,7 @@ enum Pull: Verb {
     /// The sentence and exit code an error is reported with, and whether
     /// the sentence names the workspace's account.
     static func explanation(of error: any Error, _ workspace: AccountWorkspace) -> (String, ExitCode, namesAccount: Bool) {
-        switch error {
-        case let failure as CommandFailure: return (failure.message, failure.exitCode, failure.account == workspace.name)
-        case let failure as any ReportableError: return (failure.message, failure.exitCode, false)
-        default: return (String(describing: error), .failure, false)
-        }
+        let failure = CommandFailure(reporting: error)
+        return (failure.message, failure.exitCode, failure.account == workspace.name)
     }
 }
