@@ -65,15 +65,34 @@ final class Machine: @unchecked Sendable {
     @discardableResult
     func lib(_ arguments: [String], stdin: String = "") -> Run {
         let out = OutputBuffer(), err = OutputBuffer()
+        let code = Self.dispatcher.run(arguments, context: context(stdin: stdin, out: out, err: err))
+        return Run(arguments: arguments, exitCode: code, stdout: out.text, stderr: err.text)
+    }
+
+    /// A verb's `run`, called with typed options: no command line, no
+    /// dispatcher. An error it throws is reported as lib reports it.
+    @discardableResult
+    func run<V: Verb>(_ verb: V.Type, _ options: V.Options, stdin: String = "") -> Run {
+        let out = OutputBuffer(), err = OutputBuffer()
+        let code: ExitCode
+        do {
+            code = try V.run(options, context(stdin: stdin, out: out, err: err))
+        } catch {
+            let report = ErrorReport(for: error)
+            err.write(report.text)
+            code = report.exitCode
+        }
+        return Run(arguments: [V.name], exitCode: code, stdout: out.text, stderr: err.text)
+    }
+
+    private func context(stdin: String, out: OutputBuffer, err: OutputBuffer) -> CommandContext {
         var services = CommandServices()
         services[TransportFactoryKey.self] = server
         services[TokenStoreKey.self] = keyring
         let clock = self.clock
-        let context = CommandContext(
+        return CommandContext(
             standardInput: .text(stdin), standardOutput: .capturing(into: out), standardError: .capturing(into: err),
             environment: environment, now: { clock.now }, services: services)
-        let code = Self.dispatcher.run(arguments, context: context)
-        return Run(arguments: arguments, exitCode: code, stdout: out.text, stderr: err.text)
     }
 
     /// lib-online's dispatcher: every command's handler, in this process.
