@@ -108,8 +108,8 @@ public struct ChangeFeedReader: Sendable {
             throw .transport(error)
         }
         if answer.status == 404 { return nil }
+        guard answer.status == 200 else { throw api.unexpected(answer, to: "GET /v2/capabilities") }
         do {
-            guard answer.status == 200 else { throw LibraryServerProof.Doubt(answer.seen) }
             return try LibraryServerProof.longestWait(answer)
         } catch {
             throw api.unexpected(answer, to: "GET /v2/capabilities")
