@@ -86,8 +86,11 @@ public struct ChangeFeedReader: Sendable {
         }
         switch answer.status {
         case 200:
-            guard let items = answer.json?["items"]?.arrayValue else { throw .notFromServer(answer.seen, api, answer) }
-            return !items.isEmpty
+            do {
+                return try LibraryServerProof.holdsChanges(answer)
+            } catch {
+                throw .notFromServer(error.seen, api, answer)
+            }
         case 400, 410:
             return true
         default:
@@ -105,9 +108,12 @@ public struct ChangeFeedReader: Sendable {
             throw .transport(error)
         }
         if answer.status == 404 { return nil }
-        guard answer.status == 200, let json = answer.json else { throw api.unexpected(answer, to: "GET /v2/capabilities") }
-        guard let most = json["changes"]?["max_wait"]?.integerValue, most > 0 else { return nil }
-        return Int(clamping: most)
+        guard answer.status == 200 else { throw api.unexpected(answer, to: "GET /v2/capabilities") }
+        do {
+            return try LibraryServerProof.longestWait(answer)
+        } catch {
+            throw api.unexpected(answer, to: "GET /v2/capabilities")
+        }
     }
 
     /// A cursor is opaque: whatever it holds goes into the query escaped.

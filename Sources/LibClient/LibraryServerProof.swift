@@ -27,19 +27,6 @@ public enum LibraryServerProof {
         return ServedBook.problem(in: response.body, id: id, rules: rules).map { "\(response.status) with \($0)" }
     }
 
-    /// An answer that settles a write (2xx, 412, another 4xx): it carries the
-    /// request's Idempotency-Key back, and a PUT's success is 200 or 201 with
-    /// the book.
-    public static func doubtAboutWrite(_ response: HTTPResponse, key: String, isPut: Bool, id: String,
-                                       rules: BookRules) -> String? {
-        guard response.headers["Idempotency-Key"] == key else {
-            return "\(response.seen) without this write's Idempotency-Key"
-        }
-        guard (200...299).contains(response.status), isPut else { return nil }
-        guard response.status == 200 || response.status == 201 else { return "\(response.seen) to a PUT" }
-        return doubtAboutBook(response, id: id, rules: rules)
-    }
-
     /// A 200 page of a listing of `collection`: `items`, each a valid book
     /// with an id and an ETag; `next` a book id (or null); `total` when given.
     public static func listingPage(_ response: HTTPResponse, collection: String,

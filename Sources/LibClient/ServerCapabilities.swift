@@ -9,6 +9,11 @@ public struct ServerCapabilities: Sendable, Equatable {
     public struct BatchLimits: Sendable, Equatable {
         public let maxItems: Int
         public let maxBytes: Int
+
+        public init(maxItems: Int, maxBytes: Int) {
+            self.maxItems = maxItems
+            self.maxBytes = maxBytes
+        }
     }
 
     /// nil: protocol v1 only, one request per write.
@@ -49,27 +54,21 @@ public struct ServerCapabilities: Sendable, Equatable {
         }
         switch response.status {
         case 200:
-            guard response.mediaType == MediaType.json, let answer = response.json,
-                  let protocols = answer["protocols"]?.arrayValue?.compactMap(\.stringValue) else {
-                return .failure(TransportFailure(kind: .notFromLibraryServer(seen: response.seen), endpoint: api.endpoint,
-                                                 proxy: response.proxy))
+            do {
+                return .success(try LibraryServerProof.capabilities(response))
+            } catch {
+                return .failure(notTheServers(response, api))
             }
-            guard protocols.contains("v2"), let writes = answer["writes"],
-                  let items = writes["max_items"]?.integerValue, let bytes = writes["max_bytes"]?.integerValue,
-                  items > 0, bytes > 0, writes["path"]?.stringValue == "/v2/writes" else { return .success(.v1Only) }
-            return .success(ServerCapabilities(batchWrites: BatchLimits(
-                maxItems: min(Int(clamping: items), largestBatch), maxBytes: Int(clamping: bytes))))
         case 404, 405:
-            // A v1 server: the route is not there. Its 404 is a problem
-            // document; a proxy's or a portal's is not (then nothing is known).
-            guard response.isJSON else {
-                return .failure(TransportFailure(kind: .notFromLibraryServer(seen: response.seen), endpoint: api.endpoint,
-                                                 proxy: response.proxy))
-            }
+            // A v1 server: the route is not there.
+            guard LibraryServerProof.provesRouteMissing(response) else { return .failure(notTheServers(response, api)) }
             return .success(.v1Only)
         default:
-            return .failure(api.failure(for: response)
-                ?? TransportFailure(kind: .notFromLibraryServer(seen: response.seen), endpoint: api.endpoint, proxy: response.proxy))
+            return .failure(api.failure(for: response) ?? notTheServers(response, api))
         }
+    }
+
+    private static func notTheServers(_ response: HTTPResponse, _ api: ServerAPI) -> TransportFailure {
+        TransportFailure(kind: .notFromLibraryServer(seen: response.seen), endpoint: api.endpoint, proxy: response.proxy)
     }
 }

@@ -4,11 +4,11 @@ import LibJSON
 import LibNet
 import LibSync
 
-/// The push's sender: outbox items as protocol-v2 batches when the server
-/// speaks v2, else one by one as v1 writes (both through `LibraryWriter`),
-/// over one connection for the whole push; each answer as the sync core's
-/// `WriteOutcome`, with what stopped it (`PushStop`). It stops before a
-/// request once asked to or past the deadline.
+/// The push's sender: outbox items as the `WriteItem`s LibClient's
+/// `BatchingWriter` sends (in protocol-v2 batches when the server speaks v2,
+/// else one by one as v1, over one connection for the whole push), and each
+/// reply as the sync core's `WriteOutcome`, with what stopped it
+/// (`PushStop`). It stops before a request once asked to or past the deadline.
 struct HTTPWriteSender: WriteSender {
     /// Why a write was not done: what the push explains.
     enum PushStop: Sendable {
@@ -23,141 +23,44 @@ struct HTTPWriteSender: WriteSender {
 
     /// What the account's store knows of the server's protocol, and how to
     /// change it (`StoredServerDocument`).
-    struct ProtocolMemory {
-        /// What the store holds, if it is recent enough to trust.
-        var known: ServerCapabilities?
-        var remember: (ServerCapabilities) -> Void = { _ in }
-        var forget: () -> Void = {}
-    }
+    typealias ProtocolMemory = BatchingWriter.ProtocolMemory
 
-    let writer: LibraryWriter
-    /// No request starts after this instant (`push --wait`); nil: no limit.
-    let deadline: Double?
-    /// Asked before each request; true stops the pass.
-    let stopRequested: () -> Bool
     /// Updates under the whole-version rule (`push --strict`, `LIB_STRICT_WRITES=1`).
     let strict: Bool
     let explainer: FailureExplainer
-    private var memory: ProtocolMemory
-    private var capabilities: ServerCapabilities?
-    /// Halved when a batch's answer was too large for lib to read.
-    private var largest = ServerCapabilities.largestBatch
+    private var wire: BatchingWriter
 
     init(api: ServerAPI, rules: BookRules, deadline: Double?, explainer: FailureExplainer, strict: Bool = false,
          memory: ProtocolMemory = ProtocolMemory(known: .v1Only), stopRequested: @escaping () -> Bool = { false }) {
+        wire = BatchingWriter(api: api, rules: rules, memory: memory, deadline: deadline, stopRequested: stopRequested)
         self.explainer = explainer
-        var api = api
-        api.deadline = deadline
-        writer = LibraryWriter(api: api, rules: rules)
-        self.deadline = deadline
         self.strict = strict
-        self.memory = memory
-        self.stopRequested = stopRequested
     }
 
-    var wireProtocol: String { capabilities?.batchWrites == nil ? "v1" : "v2" }
+    var wireProtocol: String { wire.wireProtocol }
 
-    var batchLimit: Int { capabilities?.batchWrites.map { min($0.maxItems, largest) } ?? 1 }
+    var batchLimit: Int { wire.batchLimit }
 
-    /// Learns the server's protocol unless the store knows it. Without an
-    /// answer nothing is sent: a write sent once keeps its protocol, so a
-    /// guess could tie a whole outbox to one request per write.
     mutating func prepare() -> (WriteOutcome, PushStop?)? {
-        if let known = memory.known {
-            capabilities = known
-            return nil
-        }
-        if let stop = stopBeforeRequest() { return stop }
-        switch ServerCapabilities.discover(writer.api) {
-        case .success(let found):
-            capabilities = found
-            memory.remember(found)
-            return nil
-        case .failure(let failure):
-            if case .unauthorized = failure.kind { return (.unauthorized, .failed(failure, explainer.explain(failure))) }
-            return outcome(of: .temporary(failure))
-        }
+        guard let reply = wire.prepare() else { return nil }
+        return outcome(of: reply)
     }
 
     mutating func send(batch items: [OutboxItem]) -> [(WriteOutcome, PushStop?)] {
-        guard let limits = capabilities?.batchWrites else { return sendEach(items) }
-        var results: [(WriteOutcome, PushStop?)] = []
-        var group: [(OutboxItem, WriteItem)] = []
-        var groupBytes = 0
-        func flush() -> Bool {
-            defer { group = []; groupBytes = 0 }
-            guard !group.isEmpty else { return true }
-            let answered = sendAsBatch(group)
-            results += answered
-            return answered.count == group.count && !answered.contains { $0.0.stopsThePass }
-        }
-        for item in items {
-            // A write first sent as v1, or one v2 cannot express (no version
-            // to go against: the server's 428 rejects it as before), goes as v1.
-            guard item.sentWith != "v1", Self.batchCarries(item) else {
-                guard flush() else { return results }
-                let result = send(item)
-                results.append(result)
-                if result.0.stopsThePass { return results }
-                continue
-            }
-            let batchItem = writeItem(for: item)
-            let size = batchItem.json.utf8Bytes.count + 1
-            if !group.isEmpty && groupBytes + size + Self.envelopeBytes > limits.maxBytes {
-                guard flush() else { return results }
-            }
-            group.append((item, batchItem))
-            groupBytes += size
-        }
-        _ = flush()
-        return results
-    }
-
-    /// `{"writes":[` and `]}`.
-    private static let envelopeBytes = 16
-
-    /// One request for the group, or, when its answer was too large to read,
-    /// halves of it (their keys replay what the first request applied).
-    private mutating func sendAsBatch(_ group: [(OutboxItem, WriteItem)]) -> [(WriteOutcome, PushStop?)] {
-        if let stop = stopBeforeRequest() { return [stop] }
-        switch writer.send(batch: group.map(\.1)) {
-        case .answered(let answers):
-            return answers.map(outcome(of:))
-        case .notSupported:
-            memory.forget()
-            capabilities = .v1Only
-            return sendEach(group.map(\.0))
-        case .failed(let answer):
-            if case .temporary(let failure) = answer, case .answerTooLarge = failure.kind, group.count > 1 {
-                largest = max(1, group.count / 2)
-                let half = group.count / 2
-                let first = sendAsBatch(Array(group[..<half]))
-                guard first.count == half, !first.contains(where: { $0.0.stopsThePass }) else { return first }
-                return first + sendAsBatch(Array(group[half...]))
-            }
-            if case .temporary(let failure) = answer, case .serverError(413, _, _) = failure.kind {
-                memory.forget()  // the limits changed: learn them again at the next push
-            }
-            // Every write of the batch shares its fate; each is kept, sent or not.
-            let shared = outcome(of: answer)
-            return group.map { _ in shared }
-        }
+        let replies = wire.send(items.map { write(for: $0) })
+        return replies.map { outcome(of: $0) }
     }
 
     func send(_ item: OutboxItem) -> (WriteOutcome, PushStop?) {
-        if let stop = stopBeforeRequest() { return stop }
-        // A PUT sends the intent applied to the version it goes against.
-        return outcome(of: writer.send(writeItem(for: item), document: item.documentToSend))
+        outcome(of: wire.send(write(for: item)))
     }
 
-    private func stopBeforeRequest() -> (WriteOutcome, PushStop?)? {
-        if stopRequested() {
-            return (.temporary(reason: "not sent: the push was stopped", retryAfter: nil, sent: false), .stopped)
-        }
-        if let deadline, MonotonicClock.now() >= deadline {
-            return (.temporary(reason: "the time given with --wait ran out", retryAfter: nil, sent: false), .outOfTime)
-        }
-        return nil
+    /// The write as LibClient sends it. A write first sent as v1, or one v2
+    /// cannot carry, goes as v1; a PUT sends the intent applied to the
+    /// version it goes against.
+    private func write(for item: OutboxItem) -> BatchingWriter.Write {
+        BatchingWriter.Write(item: writeItem(for: item), document: { item.documentToSend },
+                             onlyAsV1: item.sentWith == "v1" || !Self.batchCarries(item))
     }
 
     /// Whether protocol v2 can carry the item: a change or delete needs the
@@ -186,6 +89,17 @@ struct HTTPWriteSender: WriteSender {
             }
             return WriteItem(key: item.idempotencyKey, path: item.path, intent: .update(set: set, remove: remove, seen: seen),
                              ifMatch: item.ifMatch, strict: strict)
+        }
+    }
+
+    private func outcome(of reply: BatchingWriter.Reply) -> (WriteOutcome, PushStop?) {
+        switch reply {
+        case .answered(let answer):
+            return outcome(of: answer)
+        case .notSent(.stopRequested):
+            return (.temporary(reason: "not sent: the push was stopped", retryAfter: nil, sent: false), .stopped)
+        case .notSent(.outOfTime):
+            return (.temporary(reason: "the time given with --wait ran out", retryAfter: nil, sent: false), .outOfTime)
         }
     }
 
