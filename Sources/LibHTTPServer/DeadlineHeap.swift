@@ -43,3 +43,33 @@ struct DeadlineHeap {
         return first
     }
 }
+
+extension DeadlineHeap {
+    /// Sets the connection's deadline; an entry is pushed only when it is
+    /// sooner than the one the connection has in the heap.
+    mutating func schedule(_ connection: LoopConnection, due: UInt64) {
+        connection.deadline = due
+        if connection.scheduled == 0 || due < connection.scheduled {
+            push(Entry(due: due, connection: connection.id))
+            connection.scheduled = due
+        }
+    }
+
+    /// The next connection whose deadline has passed by `now` (its deadline
+    /// cleared); entries for later deadlines are pushed again as they come up.
+    mutating func nextExpired(now: UInt64, in connections: [UInt64: LoopConnection]) -> LoopConnection? {
+        while let due = soonest, due <= now, let entry = pop() {
+            guard let connection = connections[entry.connection], connection.scheduled == entry.due else { continue }
+            connection.scheduled = 0
+            guard connection.deadline != 0 else { continue }
+            if connection.deadline > now {
+                push(Entry(due: connection.deadline, connection: connection.id))
+                connection.scheduled = connection.deadline
+                continue
+            }
+            connection.deadline = 0
+            return connection
+        }
+        return nil
+    }
+}

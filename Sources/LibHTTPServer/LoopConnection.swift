@@ -2,43 +2,16 @@
 import Glibc
 #endif
 
-/// One client connection on an event loop: the bytes received and not yet
-/// consumed, the answer not yet sent, and where it is in its exchange.
-/// Touched only by its loop's thread.
+/// One client connection on an event loop: its socket's state, the answer
+/// not yet sent, and its HTTP exchange (`machine`). Touched only by its
+/// loop's thread.
 final class LoopConnection {
-    enum Phase {
-        /// Waiting for a request head: a new connection, or a kept-alive
-        /// one between requests. `started`: its first byte has arrived.
-        case awaitingHead(started: Bool)
-        case readingBody(RequestHead, length: Int)
-        /// The handler has the request (on a worker thread, or parked as a
-        /// pending reply): the connection holds no thread and reads nothing.
-        case handling(RequestHead)
-        /// An answer is being sent; then `after`.
-        case writing(after: AfterAnswer)
-        /// Half-closed after an answer: what the peer still sends is read and
-        /// dropped until it closes or the deadline passes (RFC 9112 §9.6).
-        case draining
-    }
-
-    enum AfterAnswer {
-        case nextRequest
-        case closeGracefully
-    }
-
     let id: UInt64
     let fd: Int32
-    let remoteAddress: String
     let peer: String
     /// False for a connection accepted over the limit only to be told 503.
     let countsAgainstLimit: Bool
-    var phase: Phase = .awaitingHead(started: false)
-    /// No request has been read yet: waiting for the first one is bounded by
-    /// the header timeout, not the (longer) keep-alive idle timeout.
-    var isFresh = true
-    /// From the first byte of a request until its answer is sent: stop()
-    /// closes connections that are not busy at once and lets busy ones finish.
-    var isBusy = false
+    let machine: HTTPConnectionMachine
     /// The peer has sent end-of-file: what it sent before is still served.
     var peerClosed = false
     /// Bytes may wait in the socket: epoll (edge-triggered) said so, or
@@ -52,11 +25,6 @@ final class LoopConnection {
     /// Closed and forgotten by its loop: nothing may touch it any more.
     var isClosed = false
 
-    /// Received bytes; those before `consumed` are used up.
-    var buffer: [UInt8] = []
-    var consumed = 0
-    /// How far the search for the end of the head has gone (an index in `buffer`).
-    var scanned = 0
     var output: [UInt8] = []
     var outputSent = 0
 
@@ -70,26 +38,38 @@ final class LoopConnection {
     /// A reply the handler will give later (a waiting change feed).
     var pending: PendingReply?
 
-    init(id: UInt64, fd: Int32, remoteAddress: String, peer: String, countsAgainstLimit: Bool) {
+    init(id: UInt64, fd: Int32, peer: String, countsAgainstLimit: Bool, machine: HTTPConnectionMachine) {
         self.id = id
         self.fd = fd
-        self.remoteAddress = remoteAddress
         self.peer = peer
         self.countsAgainstLimit = countsAgainstLimit
+        self.machine = machine
     }
 
-    var unconsumed: Int { buffer.count - consumed }
+    enum Received { case bytes(Int), wouldBlock, endOfFile, failed }
 
-    /// Drops the consumed bytes once they are all there is, or a lot.
-    func compact() {
-        if consumed == buffer.count {
-            buffer.removeAll(keepingCapacity: buffer.capacity <= 16 * 1024)
-            scanned = 0
-            consumed = 0
-        } else if consumed > 64 * 1024 {
-            buffer.removeFirst(consumed)
-            scanned = max(0, scanned - consumed)
-            consumed = 0
+    /// Reads what the socket has into `scratch` (up to its size).
+    func receive(into scratch: inout [UInt8]) -> Received {
+        if peerClosed { return .endOfFile }
+        guard mayHaveBytes else { return .wouldBlock }
+        while true {
+            let count = scratch.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                // Less than asked for: the socket is empty now, and bytes that come later raise a new edge.
+                if count < scratch.count && !inputEnded { mayHaveBytes = false }
+                return .bytes(count)
+            }
+            if count == 0 {
+                peerClosed = true
+                return .endOfFile
+            }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK:
+                mayHaveBytes = false
+                return .wouldBlock
+            default: return .failed
+            }
         }
     }
 }

@@ -1,5 +1,5 @@
 /// The request line and header fields of one request, checked for syntax.
-struct RequestHead: Sendable {
+struct RequestHead: Sendable, Equatable {
     var method: String
     var target: String
     /// `HTTP/1.0` or `HTTP/1.1` (later 1.x minors are served as 1.1).

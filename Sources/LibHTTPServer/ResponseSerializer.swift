@@ -80,3 +80,19 @@ enum ResponseSerializer {
         bytes.append(UInt8(ascii: "0") + UInt8(number % 10))
     }
 }
+
+/// The `Date` value for one thread's answers, formatted once a second
+/// (no lock per answer, unlike `ResponseSerializer.currentDate`).
+struct DateCache {
+    private var second = 0
+    private var text = ""
+
+    mutating func now() -> String {
+        let current = time(nil)
+        if current != second {
+            second = current
+            text = HTTPDate.format(secondsSince1970: current)
+        }
+        return text
+    }
+}

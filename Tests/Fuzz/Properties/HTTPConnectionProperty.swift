@@ -14,6 +14,12 @@ import Synchronization
 /// one answer of the server's own (400, 408, 413, 431, 501, 505) before it
 /// closes.
 ///
+/// The same stream is first fed straight to the connection's state machine
+/// (`HTTPConnectionMachine`, no socket, every answer taken at once), which
+/// must keep the same properties, bound its buffer, and end in one close,
+/// never before the client has sent everything, with nothing sent after
+/// its sending side is shut down.
+///
 /// The first input byte chooses the piece size (0: everything at once);
 /// the rest is what the client sends. SOCK_SEQPACKET keeps the pieces apart,
 /// so that each input replays the same way.
@@ -71,9 +77,10 @@ enum HTTPConnectionProperty: FuzzProperty {
     }
 
     static func check(_ input: [UInt8]) -> String? {
-        calls.withLock { $0.removeAll() }
         let pieceSize = input.first.map { $0 == 0 ? Int.max : Int($0) } ?? Int.max
         let stream = Array(input.dropFirst())
+        if let violation = checkMachine(stream, pieceSize: pieceSize) { return "the state machine alone: \(violation)" }
+        calls.withLock { $0.removeAll() }
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
             return nil  // out of descriptors: not the server's fault
@@ -93,6 +100,59 @@ enum HTTPConnectionProperty: FuzzProperty {
         return checkAnswers(received, calls: seen).map {
             "\($0); the server sent \(String(decoding: received.prefix(300), as: UTF8.self).debugDescription)"
         }
+    }
+
+    /// Plays the event loop for the machine: feeds it the pieces while it
+    /// wants bytes, then the end of the input (again whenever it wants more),
+    /// answers each request at once and sends each answer whole.
+    private static func checkMachine(_ stream: [UInt8], pieceSize: Int) -> String? {
+        calls.withLock { $0.removeAll() }
+        let machine = HTTPConnectionMachine(limits: limits, remoteAddress: "fuzz:1")
+        let bound = limits.maxHeaderBytes + limits.maxBodyBytes + min(pieceSize, stream.count)
+        var sent: [UInt8] = []
+        var offset = 0
+        var shutDown = false
+        var closed = false
+        var actions = machine.start()
+        for _ in 0..<100_000 {
+            var request: HTTPRequest?
+            var sending = false
+            for action in actions {
+                if closed { return "an action after the close" }
+                switch action {
+                case .send(let bytes):
+                    if shutDown { return "bytes sent after the sending side was shut down" }
+                    sent += bytes
+                    sending = true
+                case .dispatch(let dispatched): request = dispatched
+                case .shutDownSending: shutDown = true
+                case .close:
+                    // Unread bytes would reset the connection and could destroy the answer (RFC 9112 §9.6).
+                    if offset < stream.count { return "closed while the client was still sending" }
+                    closed = true
+                case .setDeadline, .clearDeadline, .startWaiting, .stopWaiting: break
+                }
+            }
+            if machine.unconsumed > bound { return "\(machine.unconsumed) bytes buffered" }
+            if closed {
+                if let violation = checkAnswers(sent, calls: calls.withLock { $0 }) { return violation }
+                return calls.withLock { $0 }.compactMap(\.violation).first
+            }
+            if sending {
+                actions = machine.allSent(serverStopping: false)
+            } else if let request {
+                actions = machine.answer(handle(request), serverStopping: false)
+            } else if machine.wantsBytes && offset < stream.count {
+                let end = min(stream.count, offset + min(pieceSize, 16 * 1024))
+                actions = machine.received(stream[offset..<end])
+                offset = end
+            } else if machine.wantsBytes {
+                actions = machine.receivedEndOfFile()
+            } else {
+                return "stuck in \(machine.phase) with nothing to do"
+            }
+        }
+        return "no close after 100000 steps"
     }
 
     /// Sends the pieces and reads the answers until the server closes; nil on a hang.
