@@ -78,3 +78,11 @@ public struct CommandSpec: Sendable {
     /// `lib push [--wait DURATION] [--all]`.
     public var synopsis: String { Synopsis().command(self) }
 }
+
+extension [CommandSpec.ExitStatus] {
+    /// 0, 1 and 2, with what success and failure mean for this command,
+    /// then the codes it may also end with, in the order given.
+    public static func usual(success: String? = nil, failure: String? = nil, also more: Self = []) -> Self {
+        [.init(.success, success), .init(.failure, failure), .init(.usage)] + more
+    }
+}

@@ -41,10 +41,7 @@ enum Discard: Verb {
             .init("lib discard books/b-7", "Take back the unsent change of books/b-7."),
             .init("lib discard --all --yes", "Take back every write of the account."),
         ],
-        exitStatuses: [
-            .init(.success), .init(.failure, "Nothing to discard, a write that may be on the server, or a no."),
-            .init(.usage),
-        ])
+        exitStatuses: .usual(failure: "Nothing to discard, a write that may be on the server, or a no."))
 
     struct Options {
         /// `discard`, or `restore` (git's name for it): the name messages use.

@@ -39,12 +39,10 @@ enum Doctor: Verb {
             .init("lib doctor", "Check everything, for every signed-in account."),
             .init("lib -A alice doctor --json", "The same for one account, for a script."),
         ],
-        exitStatuses: [
-            .init(.success, "All is well (warnings aside)."),
-            .init(.failure, "A store failed its check, or another failure."), .init(.usage),
+        exitStatuses: .usual(success: "All is well (warnings aside).", failure: "A store failed its check, or another failure.", also: [
             .init(.authentication, "No session bus, no Secret Service, a locked keyring, or a token missing or rejected."),
             .init(.temporaryFailure, "A server could not be reached."),
-        ])
+        ]))
 
     struct Options {}
 

@@ -46,12 +46,11 @@ enum Edit: Verb {
             .init("lib edit books/b-3 --delete --push", "Delete a book and send it at once."),
             .init("lib edit books/b-7", "Edit the whole document in $EDITOR."),
         ],
-        exitStatuses: [
-            .init(.success, "Saved on this device (and pushed, with --push)."), .init(.failure), .init(.usage),
+        exitStatuses: .usual(success: "Saved on this device (and pushed, with --push).", also: [
             .init(.attention, "With --push: conflicts or rejected writes remain."),
             .init(.authentication, "With --push: the server needs you to sign in again."),
             .init(.temporaryFailure, "With --push: saved, but not sent yet; nothing is lost."),
-        ])
+        ]))
 
     struct Options {
         var path: ResourcePath

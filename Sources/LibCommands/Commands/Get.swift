@@ -44,11 +44,10 @@ enum Get: Verb {
             .init("lib get books --offline", "List the cached books without touching the network."),
             .init("lib --json get books/b-7 --fresh --timeout 2.5", "Only a fresh copy will do."),
         ],
-        exitStatuses: [
-            .init(.success, "Done, also when the cached copy was shown instead (said on standard error)."),
-            .init(.failure, "Not found, or not cached with --offline."), .init(.usage), .init(.authentication),
+        exitStatuses: .usual(success: "Done, also when the cached copy was shown instead (said on standard error).", failure: "Not found, or not cached with --offline.", also: [
+            .init(.authentication),
             .init(.temporaryFailure, "The server could not be reached, with --fresh or with nothing cached."),
-        ])
+        ]))
 
     enum Freshness { case preferFresh, offline, fresh }
 

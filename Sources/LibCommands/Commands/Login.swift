@@ -62,11 +62,10 @@ enum Login: Verb {
             .init("lib login https://library.example.org --user alice --headless",
                   "Sign in so that `lib push --wait 60` in a crontab works after you log out."),
         ],
-        exitStatuses: [
-            .init(.success, "Signed in."), .init(.failure), .init(.usage),
+        exitStatuses: .usual(success: "Signed in.", also: [
             .init(.authentication, "Wrong password or token, or no usable keyring."),
             .init(.temporaryFailure),
-        ])
+        ]))
 
     struct Options {
         /// nil: the current account's server.

@@ -33,10 +33,9 @@ enum Logout: Verb {
             .init("lib logout", "Sign out of the current account."),
             .init("lib logout bob --discard --yes", "Sign out of bob's account and drop its unsent writes."),
         ],
-        exitStatuses: [
-            .init(.success, "Signed out."), .init(.failure), .init(.usage),
+        exitStatuses: .usual(success: "Signed out.", also: [
             .init(.authentication, "The keyring is absent, locked or refused."),
-        ])
+        ]))
 
     /// How long logout waits for a running push to finish the request it has on the wire.
     static let pushWait = 40.0

@@ -65,11 +65,10 @@ enum Pull: Verb {
             .init("lib -q pull --all", "From cron: every account, silent unless something needs you."),
             .init("lib pull --watch --all", "Keep every account's offline library current until stopped."),
         ],
-        exitStatuses: [
-            .init(.success, "The offline library is complete and current."), .init(.failure), .init(.usage),
+        exitStatuses: .usual(success: "The offline library is complete and current.", also: [
             .init(.authentication, "The server needs you to sign in again."),
             .init(.temporaryFailure, "Offline or the server is unreachable; what was pulled before is kept."),
-        ])
+        ]))
 
     struct Options {
         var all: Bool

@@ -97,12 +97,11 @@ enum Push: Verb {
             .init("lib push -n --all", "What a push of every account would send, sending nothing."),
             .init("lib push --watch --all", "Keep every account's writes flowing until stopped."),
         ],
-        exitStatuses: [
-            .init(.success, "Everything was sent."), .init(.failure), .init(.usage),
+        exitStatuses: .usual(success: "Everything was sent.", also: [
             .init(.attention, "Conflicts or rejected writes remain: see lib resolve."),
             .init(.authentication, "The server needs you to sign in again."),
             .init(.temporaryFailure, "Offline or the server is unreachable; the writes are kept."),
-        ])
+        ]))
 
     struct Options {
         /// Seconds to keep trying (`--wait`).

@@ -65,10 +65,9 @@ enum Resolve: Verb {
             .init("lib resolve books/b-7 --mine", "My values where both changed; every other change kept."),
             .init("lib resolve books/b-7 --theirs --whole", "The server's document as it is, dropping all of mine."),
         ],
-        exitStatuses: [
-            .init(.success), .init(.failure), .init(.usage),
+        exitStatuses: .usual(also: [
             .init(.attention, "Conflicts or rejected writes remain."),
-        ])
+        ]))
 
     enum Action: Equatable {
         case mine(whole: Bool), theirs(whole: Bool), merge, edit, discard

@@ -50,10 +50,7 @@ enum Search: Verb {
             .init("lib search 'frank herb' --sort year", "Frank Herbert's books, oldest first."),
             .init("lib --json search austen --limit 5", "The five best matches, as JSON."),
         ],
-        exitStatuses: [
-            .init(.success, "Done, also when nothing matched."),
-            .init(.failure, "Nothing of the account is on this device yet."), .init(.usage),
-        ])
+        exitStatuses: .usual(success: "Done, also when nothing matched.", failure: "Nothing of the account is on this device yet."))
 
     struct Options: Equatable {
         var query: SearchQuery
