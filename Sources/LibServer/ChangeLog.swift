@@ -70,6 +70,9 @@ enum ChangeLog {
         for (index, change) in changes.enumerated() { last[change.id] = index }
         let changes = changes.enumerated().filter { last[$0.element.id] == $0.offset }.map(\.element)
         guard !changes.isEmpty else { return }
+        // Delivered when the transaction commits: other instances' waiting
+        // feed requests answer then. Sent before the lock, not to hold it longer.
+        if db.dialect == .postgresql { _ = try db.query("SELECT pg_notify(?1, '')", [.text(notifyChannel)]) }
         try db.lock(lockName)
         switch db.dialect {
         case .postgresql:
@@ -82,8 +85,6 @@ enum ChangeLog {
                 SELECT u.id, u.deleted, ?3::double precision FROM unnest(?1::text[], ?2::int[]) WITH ORDINALITY AS u(id, deleted, n)
                 ORDER BY u.n
                 """, [ids, deleted, .real(now)])
-            // Delivered when the transaction commits: other instances' waiting feed requests answer then.
-            _ = try db.query("SELECT pg_notify(?1, '')", [.text(notifyChannel)])
         case .sqlite:
             for change in changes {
                 try db.run("DELETE FROM changes WHERE book_id = ?1", [.text(change.id)])
