@@ -4,9 +4,9 @@ import LibJSON
 extension LibraryService {
     /// `GET /v1/books/{id}`: the document and its ETag; 304 when the client's
     /// `If-None-Match` names the current ETag.
-    func getBook(_ request: HTTPRequest, id: String) throws -> HTTPResponse {
+    func getBook(_ request: HTTPRequest, id: String, in db: any SQLConnection) throws -> HTTPResponse {
         try requireValidID(id)
-        guard let book = try store.read({ try BookStore.storedDocument(id, in: $0) }) else {
+        guard let book = try BookStore.storedDocument(id, in: db) else {
             throw ProblemError(.notFound("There is no book '\(id)'"))
         }
         switch try preconditions(of: request).evaluate(method: request.method, current: EntityTag(parsing: book.etag)) {
@@ -40,11 +40,9 @@ extension LibraryService {
     /// with its `etag`, and `next` (the `after` for the next page) or null.
     /// A page ends early when its documents reach `maxPageBytes`. The body is
     /// put together from the stored JSON texts, without parsing them.
-    func listBooks(_ request: HTTPRequest) throws -> HTTPResponse {
+    func listBooks(_ request: HTTPRequest, in db: any SQLConnection) throws -> HTTPResponse {
         let limit = try Self.pageLimit(request)
-        let page = try store.read {
-            try BookStore.list(after: request.query["after"], limit: limit, maxBytes: Self.maxPageBytes, in: $0)
-        }
+        let page = try BookStore.list(after: request.query["after"], limit: limit, maxBytes: Self.maxPageBytes, in: db)
         var body = #"{"items":["#
         body.reserveCapacity(page.items.reduce(64) { $0 + $1.json.utf8.count + $1.etag.utf8.count + 12 })
         for (index, book) in page.items.enumerated() {
@@ -58,16 +56,16 @@ extension LibraryService {
         // The first page says how many there are, for a client's progress
         // ("3,000/20,000"); later pages do not count again.
         if request.query["after"] == nil {
-            body += #","total":"# + String(try store.read { try BookStore.liveCount(in: $0) })
+            body += #","total":"# + String(try BookStore.liveCount(in: db))
         }
         body += "}"
         return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", MediaType.json)]), body: Array(body.utf8))
     }
 
     /// `GET /v1/books/{id}/history`: every version, who wrote it and when.
-    func history(id: String) throws -> HTTPResponse {
+    func history(id: String, in db: any SQLConnection) throws -> HTTPResponse {
         try requireValidID(id)
-        let items = try store.read { try BookStore.history(id, in: $0) }
+        let items = try BookStore.history(id, in: db)
         if items.isEmpty { throw ProblemError(.notFound("There is no book '\(id)'")) }
         return .json(200, ["items": .array(items)])
     }

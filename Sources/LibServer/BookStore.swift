@@ -69,12 +69,12 @@ enum BookStore {
         try db.scalar("SELECT count(*) FROM books WHERE document IS NOT NULL")?.integer ?? 0
     }
 
-    /// Writes a new version (a document, or nil to delete), records who wrote
-    /// it, and puts it at the head of the change feed (`ChangeLog`), where
-    /// deletions are kept `changeRetention` seconds.
-    static func write(_ id: String, document: JSONObject?, by userID: String, at now: Double,
-                      changeRetention: TimeInterval = ChangeLog.defaultRetention, in db: any SQLConnection) throws -> BookRecord {
-        let previous = try record(id, in: db)
+    /// Writes a new version (a document, or nil to delete) over `previous`,
+    /// the book's row as the caller read it in this transaction (nil: none),
+    /// and records who wrote it. The caller puts the change in the feed
+    /// (`ChangeLog.record`) just before it commits.
+    static func write(_ id: String, document: JSONObject?, over previous: BookRecord?, by userID: String, at now: Double,
+                      in db: any SQLConnection) throws -> BookRecord {
         let version = (previous?.version ?? 0) + 1
         let etag = "\"\(version)-\(Crypto.randomHex(bytes: 4))\""
         let text = document.map { JSONValue.object($0).serialized() }
@@ -84,8 +84,6 @@ enum BookStore {
             """, [.text(id), .integer(version), .text(etag), SQLValue(text)])
         try db.run("INSERT INTO history (book_id, version, etag, updated_by, at, document) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                    [.text(id), .integer(version), .text(etag), .text(userID), .text(Timestamp.string(from: Date(timeIntervalSince1970: now))), SQLValue(text)])
-        // Last, so that the feed's lock is held for as short a time as can be.
-        try ChangeLog.record(id, deleted: document == nil, at: now, retention: changeRetention, in: db)
         return BookRecord(id: id, version: version, etag: etag, document: document)
     }
 

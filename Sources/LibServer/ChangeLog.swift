@@ -11,17 +11,20 @@ import LibStore
 ///
 /// Why a cursor never passes a change still being committed: the position
 /// is taken under one lock that every writer holds from just before its
-/// change row is inserted until it commits (`ChangeLog.lockName`; on
+/// change rows are inserted until it commits (`ChangeLog.lockName`; on
 /// PostgreSQL an advisory transaction lock, shared by every instance on the
 /// database; on SQLite `BEGIN IMMEDIATE` already serializes all writers).
 /// So positions are handed out in commit order: when a reader sees position
 /// N committed, every position below N was committed before N was even
 /// taken. A sequence taken without that lock can commit out of order (T1
 /// takes 10, T2 takes 11 and commits, a reader moves its cursor to 11, T1
-/// commits 10: skipped). The lock makes writers of different books wait
-/// for each other's commit; each write is one short transaction, and a
-/// write already waits for its own commit, so the cost is the commit rate
-/// of one writer at a time. (The alternative, a row's xid8 and a cursor
+/// commits 10: skipped). The lock makes writers wait for each other's
+/// commit, so a write takes it as late as it can: its change rows are
+/// inserted last, all at once, just before COMMIT (`record`), after every
+/// book of the write is written. What comes before needs no such order (a
+/// book's own lock orders the writers of that book), so a batch of 1,000
+/// writes holds the feed's lock for a few statements and its commit, not
+/// from its first write on. (The alternative, a row's xid8 and a cursor
 /// bounded by `pg_snapshot_xmin`, keeps writers parallel but needs a
 /// two-part cursor and has no SQLite counterpart.)
 enum ChangeLog {
@@ -51,21 +54,55 @@ enum ChangeLog {
         let newest: Int64
     }
 
-    /// Records that book `id` changed (in the caller's write transaction,
-    /// after the book's row was written), and prunes tombstones older than
-    /// `retention`.
-    static func record(_ id: String, deleted: Bool, at now: Double, retention: TimeInterval, in db: any SQLConnection) throws {
-        try db.lock(lockName)
-        try db.run("DELETE FROM changes WHERE book_id = ?1", [.text(id)])
-        try db.run("INSERT INTO changes (book_id, deleted, at) VALUES (?1, ?2, ?3)",
-                   [.text(id), .integer(deleted ? 1 : 0), .real(now)])
-        // Delivered when the transaction commits: other instances' waiting feed requests answer then.
+    /// A book that changed in a write: the feed shows its current state at
+    /// the position the write's commit gives it.
+    struct Change: Equatable {
+        let id: String
+        let deleted: Bool
+    }
+
+    /// Records the books a write transaction changed (each once, the last
+    /// change of a book counting), and prunes tombstones older than
+    /// `retention`. Call it last, just before the transaction commits: it
+    /// takes the feed's lock, which is held until then (see above).
+    static func record(_ changes: [Change], at now: Double, retention: TimeInterval, in db: any SQLConnection) throws {
+        var last: [String: Int] = [:]
+        for (index, change) in changes.enumerated() { last[change.id] = index }
+        let changes = changes.enumerated().filter { last[$0.element.id] == $0.offset }.map(\.element)
+        guard !changes.isEmpty else { return }
+        // Delivered when the transaction commits: other instances' waiting
+        // feed requests answer then. Sent before the lock, not to hold it longer.
         if db.dialect == .postgresql { _ = try db.query("SELECT pg_notify(?1, '')", [.text(notifyChannel)]) }
+        try db.lock(lockName)
+        switch db.dialect {
+        case .postgresql:
+            // Two statements whatever the count: each round trip is paid with the lock held.
+            let ids = SQLValue.text(postgresArray(changes.map(\.id)))
+            let deleted = SQLValue.text(postgresArray(changes.map { $0.deleted ? "1" : "0" }))
+            try db.run("DELETE FROM changes WHERE book_id = ANY(?1::text[])", [ids])
+            try db.run("""
+                INSERT INTO changes (book_id, deleted, at)
+                SELECT u.id, u.deleted, ?3::double precision FROM unnest(?1::text[], ?2::int[]) WITH ORDINALITY AS u(id, deleted, n)
+                ORDER BY u.n
+                """, [ids, deleted, .real(now)])
+        case .sqlite:
+            for change in changes {
+                try db.run("DELETE FROM changes WHERE book_id = ?1", [.text(change.id)])
+                try db.run("INSERT INTO changes (book_id, deleted, at) VALUES (?1, ?2, ?3)",
+                           [.text(change.id), .integer(change.deleted ? 1 : 0), .real(now)])
+            }
+        }
         let cutoff = now - retention
         if let pruned = try db.scalar("SELECT MAX(seq) FROM changes WHERE deleted = 1 AND at < ?1", [.real(cutoff)])?.integer {
             try db.run("DELETE FROM changes WHERE deleted = 1 AND at < ?1", [.real(cutoff)])
             try db.run("UPDATE change_feed SET horizon = ?1 WHERE horizon < ?1", [.integer(pruned)])
         }
+    }
+
+    /// A PostgreSQL array literal of texts, each quoted.
+    private static func postgresArray(_ texts: [String]) -> String {
+        "{" + texts.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+            .joined(separator: ",") + "}"
     }
 
     /// One page of the feed: its entries, the position it ends at (nil:

@@ -42,6 +42,7 @@ enum DemoData {
         try store.write { db in
             try db.lock("demo-books")
             guard try db.scalar("SELECT count(*) FROM books")?.integer == 0 else { return }
+            let now = ServerClock.system.now()
             for (i, book) in books.enumerated() {
                 let id = "b-\(i + 1)"
                 let document = JSONObject([
@@ -49,8 +50,10 @@ enum DemoData {
                     ("year", .integer(book.year)), ("copies", .integer(Int64(i % 4 + 1))),
                     ("tags", .array(book.tags.map { .string($0) })),
                 ])
-                _ = try BookStore.write(id, document: document, by: "demo", at: ServerClock.system.now(), in: db)
+                _ = try BookStore.write(id, document: document, over: nil, by: "demo", at: now, in: db)
             }
+            let changes = books.indices.map { ChangeLog.Change(id: "b-\($0 + 1)", deleted: false) }
+            try ChangeLog.record(changes, at: now, retention: ChangeLog.defaultRetention, in: db)
         }
     }
 }

@@ -16,20 +16,19 @@ enum FieldPrecondition {
         case clash(fields: [String])
     }
 
-    static func decide(ifMatch: EntityTag, current: BookRecord, changes: [String], seen: JSONObject, set: JSONObject,
-                       strict: Bool) -> Decision {
-        if ifMatch.opaque == current.etag { return .apply(merged: false) }
+    static func decide(_ update: FieldUpdate, current: BookRecord) -> Decision {
+        if update.madeAgainst.opaque == current.etag { return .apply(merged: false) }
         let document = current.document ?? JSONObject()
-        let clashing = changes.filter { name in document[name] != seen[name] && document[name] != set[name] }
-        if strict { return .clash(fields: clashing) }
+        let clashing = update.changedFields.filter { name in document[name] != update.seen[name] && document[name] != update.set[name] }
+        if update.strict { return .clash(fields: clashing) }
         return clashing.isEmpty ? .apply(merged: true) : .clash(fields: clashing)
     }
 
     /// The update applied to the current document.
-    static func applied(set: JSONObject, remove: [String], to document: JSONObject) -> JSONObject {
+    static func applied(_ update: FieldUpdate, to document: JSONObject) -> JSONObject {
         var result = document
-        for name in remove { result[name] = nil }
-        for (name, value) in set { result[name] = value }
+        for name in update.remove { result[name] = nil }
+        for (name, value) in update.set { result[name] = value }
         return result
     }
 }

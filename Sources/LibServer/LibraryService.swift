@@ -106,28 +106,35 @@ public final class LibraryService: Sendable {
                 switch route.answer {
                 case .anyone(let answer): return .respond(try answer(self, call))
                 case .signedIn(let answer):
-                    var renewalDue = false
-                    let respond = { () throws -> HTTPResponse in
-                        guard case .signedIn(let user, let due) = try self.standing(of: request) else {
-                            return try self.unauthorized(request).response
-                        }
-                        renewalDue = due
-                        return try answer(self, call, user)
+                    switch try authenticate(request) {
+                    case .user(let user): return .respond(try answer(self, call, user))
+                    case .unauthorized(let problem): return .respond(problem.response)
                     }
-                    // A read's token check and its answer share one connection and
+                case .reading(let answer):
+                    // The token's check and the answer share one connection and
                     // one snapshot; the session's use is written down after it.
-                    let reads = request.method == "GET" || request.method == "HEAD"
-                    let response = try reads ? store.readTogether(respond) : respond()
+                    var renewalDue = false
+                    let response = try store.readTogether { db in
+                        let standing = try self.standing(of: request, in: db)
+                        guard case .signedIn(let user, let due) = standing else { return self.unauthorized(request, standing).response }
+                        renewalDue = due
+                        return try answer(self, call, user, db)
+                    }
                     if renewalDue { recordUse(of: request) }
                     return .respond(response)
                 case .signedInMayWait(let answer):
-                    guard let user = try authenticate(request) else { return .respond(try unauthorized(request).response) }
-                    return try answer(self, call, user)
+                    switch try authenticate(request) {
+                    case .user(let user): return try answer(self, call, user)
+                    case .unauthorized(let problem): return .respond(problem.response)
+                    }
                 case .write(let answer):
                     return Self.echoingIdempotencyKey(of: request, try {
-                        guard let user = try authenticate(request) else { return .respond(try unauthorized(request).response) }
-                        do { return try answer(self, call, user) } catch let problem as ProblemError {
-                            return .respond(problem.problem.response)
+                        switch try authenticate(request) {
+                        case .unauthorized(let problem): return .respond(problem.response)
+                        case .user(let user):
+                            do { return try answer(self, call, user) } catch let problem as ProblemError {
+                                return .respond(problem.problem.response)
+                            }
                         }
                     }())
                 }
@@ -175,17 +182,24 @@ public final class LibraryService: Sendable {
 
     static let missingToken = "Send 'Authorization: Bearer TOKEN' with a token from POST /v1/sessions"
 
-    /// The user behind the request's bearer token, or nil; a use that is
-    /// due to be written down is, before the request goes on.
-    func authenticate(_ request: HTTPRequest) throws -> User? {
-        guard case .signedIn(let user, let renewalDue) = try standing(of: request) else { return nil }
-        if renewalDue { recordUse(of: request) }
-        return user
+    /// Who sent a request: the user of its live token, or the 401 saying why nobody.
+    enum Sender {
+        case user(User)
+        case unauthorized(Problem)
     }
 
-    private func standing(of request: HTTPRequest) throws -> UserDirectory.TokenStanding {
+    /// The user behind the request's bearer token; a use that is due to be
+    /// written down is, before the request goes on.
+    func authenticate(_ request: HTTPRequest) throws -> Sender {
+        let standing = try store.read { db in try self.standing(of: request, in: db) }
+        guard case .signedIn(let user, let renewalDue) = standing else { return .unauthorized(unauthorized(request, standing)) }
+        if renewalDue { recordUse(of: request) }
+        return .user(user)
+    }
+
+    private func standing(of request: HTTPRequest, in db: any SQLConnection) throws -> UserDirectory.TokenStanding {
         guard let token = Self.bearerToken(request) else { return .unknown }
-        return try store.read { try UserDirectory.standing(ofToken: token, lifetime: sessionLifetime, at: clock.now(), in: $0) }
+        return try UserDirectory.standing(ofToken: token, lifetime: sessionLifetime, at: clock.now(), in: db)
     }
 
     /// Slides the session's end on. Best effort: a database that cannot take
@@ -201,9 +215,9 @@ public final class LibraryService: Sendable {
     }
 
     /// The 401 for a request without a live token, saying which case it is.
-    func unauthorized(_ request: HTTPRequest) throws -> Problem {
+    func unauthorized(_ request: HTTPRequest, _ standing: UserDirectory.TokenStanding) -> Problem {
         if Self.bearerToken(request) == nil { return Problem.unauthorized(Self.missingToken) }
-        if case .expired = try standing(of: request) {
+        if case .expired = standing {
             return Problem.unauthorized("The session expired (unused for more than \(Int(sessionLifetime)) s): sign in again")
         }
         return Problem.unauthorized("The token is not valid (unknown or revoked): sign in again")

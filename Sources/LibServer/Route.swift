@@ -10,6 +10,10 @@ struct Route: Sendable {
         case anyone(@Sendable (LibraryService, RouteCall) throws -> HTTPResponse)
         /// A live bearer token is needed: 401 without one.
         case signedIn(@Sendable (LibraryService, RouteCall, User) throws -> HTTPResponse)
+        /// A live token is needed, and the answer only reads: the token's
+        /// check and the answer share one connection and one snapshot
+        /// (`ServerStore.readTogether`), the connection passed to the answer.
+        case reading(@Sendable (LibraryService, RouteCall, User, any SQLConnection) throws -> HTTPResponse)
         /// A write of a book: signed in, and every answer (401 and problems
         /// too) carries the request's `Idempotency-Key` back.
         case write(@Sendable (LibraryService, RouteCall, User) throws -> HTTPReply)

@@ -47,40 +47,32 @@ public final class ServerStore: Sendable {
         }
     }
 
-    /// Statements outside a transaction: each one sees the latest commit
-    /// (in `readTogether`, the snapshot its first read took).
+    /// Statements outside a transaction: each one sees the latest commit.
     func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        if let held = Self.heldForReads, held.store == ObjectIdentifier(self) { return try body(held.connection) }
-        return try withConnection(body)
+        try withConnection(body)
     }
 
-    /// Runs `body`, which only reads, with one connection for all its
-    /// `read`s, which then share one read transaction (`readTogether`): a
-    /// request that checks its token and then reads a book takes a
-    /// connection from the pool once, and SQLite's read locks once. `body`
-    /// must not write: a write would take a second connection while this
-    /// one is held.
-    func readTogether<T>(_ body: () throws -> T) throws -> T {
-        if let held = Self.heldForReads, held.store == ObjectIdentifier(self) { return try body() }
-        return try withConnection { connection in
-            try Self.$heldForReads.withValue(Held(store: ObjectIdentifier(self), connection: connection)) {
-                try connection.readTogether(body)
-            }
+    /// Runs `body`, which only reads, on one connection whose reads share
+    /// one read transaction (`SQLConnection.readTogether`): a request that
+    /// checks its token and then reads a book takes a connection from the
+    /// pool once, and SQLite's read locks once. The connection is `body`'s
+    /// to pass on to whatever reads for it; `body` must not write (a write
+    /// would take a second connection while this one is held).
+    func readTogether<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try withConnection { connection in
+            try connection.readTogether { try body(connection) }
         }
-    }
-
-    /// The connection `readTogether` lends to the reads of the thread it runs on.
-    @TaskLocal private static var heldForReads: Held?
-
-    /// `@unchecked`: only the thread that runs `readTogether` sees it.
-    private struct Held: @unchecked Sendable {
-        let store: ObjectIdentifier
-        let connection: any SQLConnection
     }
 
     /// One write transaction.
     func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        let result = try withConnection { connection in try connection.transaction { try body(connection) } }
+        try withConnection { connection in try write(on: connection) { try body(connection) } }
+    }
+
+    /// One write transaction on a connection the caller holds already (a
+    /// v1 write holds its key's claim on it, from the claim to the answer).
+    func write<T>(on connection: any SQLConnection, _ body: () throws -> T) throws -> T {
+        let result = try connection.transaction(body)
         changeNotices.postIfWatched()
         return result
     }

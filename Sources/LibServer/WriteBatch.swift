@@ -14,40 +14,11 @@ public struct WriteBatchLimits: Sendable, Equatable {
     }
 }
 
-/// One write of a protocol-v2 batch, as the client sent it
-/// (docs/PROTOCOL.md, "Protocol v2").
-struct BatchItem {
-    enum Intent {
-        /// A new book: applied only when no live book has the id (v1's `If-None-Match: *`).
-        case create(JSONObject)
-        /// Fields set and removed, with the values the client saw of them
-        /// (`seen`; a field missing there was missing in the version it saw).
-        case update(set: JSONObject, remove: [String], seen: JSONObject)
-        /// Applied only to the version the client saw.
-        case delete
-    }
-
-    let key: String
-    let id: String
-    let intent: Intent
-    /// The version the write was made against: needed by an update and a delete.
-    let ifMatch: EntityTag?
-    /// An update that asks for v1's rule: the whole version, not its fields.
-    let strict: Bool
-    /// What makes a retry "the same write": the item as sent.
-    let requestHash: String
-
-    var changedFields: [String] {
-        guard case .update(let set, let remove, _) = intent else { return [] }
-        return set.keys + remove.filter { set[$0] == nil }
-    }
-}
-
 /// The body of `POST /v2/writes` read into items, or a 400 that names the
 /// item and what is wrong with it. Only the shape is checked here; a book
 /// that breaks the schema is that item's 422, not the batch's 400.
 enum WriteBatch {
-    static func items(in body: JSONObject) throws -> [BatchItem] {
+    static func items(in body: JSONObject) throws -> [WriteItem] {
         for key in body.keys where key != "writes" {
             throw ProblemError(.badRequest("Unknown member '\(key)': a batch is {\"writes\": [...]}"))
         }
@@ -69,7 +40,7 @@ enum WriteBatch {
 
     private static let members: Set<String> = ["key", "path", "op", "document", "set", "remove", "seen", "if_match", "strict"]
 
-    private static func item(_ value: JSONValue, at place: String) throws -> BatchItem {
+    private static func item(_ value: JSONValue, at place: String) throws -> WriteItem {
         func fail(_ detail: String) -> ProblemError { ProblemError(.badRequest("\(place) \(detail)")) }
         guard let object = value.objectValue else { throw fail("must be an object, not \(value.typeName)") }
         if let unknown = object.keys.first(where: { !members.contains($0) }) {
@@ -94,14 +65,14 @@ enum WriteBatch {
             guard let value = flag.boolValue else { throw fail("has a 'strict' that is not true or false") }
             strict = value
         }
-        let intent: BatchItem.Intent
+        let change: WriteItem.Change
         switch object["op"]?.stringValue {
         case "create":
             guard let document = object["document"]?.objectValue else { throw fail("creates a book: it needs a 'document' object") }
             try only(["key", "path", "op", "document"], in: object, fail: fail)
-            intent = .create(document)
+            change = .put(document, Preconditions(ifNoneMatch: .any))
         case "update":
-            guard ifMatch != nil else { throw fail("updates a book: it needs 'if_match', the version it was made against") }
+            guard let ifMatch else { throw fail("updates a book: it needs 'if_match', the version it was made against") }
             let set = try object["set"].map { value throws -> JSONObject in
                 guard let fields = value.objectValue else { throw fail("has a 'set' that is not an object") }
                 return fields
@@ -122,18 +93,18 @@ enum WriteBatch {
             }
             if set["id"] != nil || remove.contains("id") { throw fail("changes 'id': a book's id is its path") }
             try only(["key", "path", "op", "set", "remove", "seen", "if_match", "strict"], in: object, fail: fail)
-            intent = .update(set: set, remove: remove, seen: seen)
+            change = .update(FieldUpdate(set: set, remove: remove, seen: seen, madeAgainst: ifMatch, strict: strict))
         case "delete":
-            guard ifMatch != nil else { throw fail("deletes a book: it needs 'if_match', the version it was made against") }
+            guard let ifMatch else { throw fail("deletes a book: it needs 'if_match', the version it was made against") }
             try only(["key", "path", "op", "if_match"], in: object, fail: fail)
-            intent = .delete
+            change = .delete(Preconditions(ifMatch: .tags([ifMatch])))
         case let other?:
             throw fail("has an unknown op '\(other)' (create, update or delete)")
         case nil:
             throw fail("needs an 'op': create, update or delete")
         }
         let hash = IdempotencyLedger.requestHash(method: "v2", path: path, body: value.utf8Bytes)
-        return BatchItem(key: key, id: String(parts[1]), intent: intent, ifMatch: ifMatch, strict: strict, requestHash: hash)
+        return WriteItem(key: key, id: String(parts[1]), change: change, requestHash: hash)
     }
 
     private static func only(_ allowed: Set<String>, in object: JSONObject, fail: (String) -> ProblemError) throws {
