@@ -34,15 +34,14 @@ enum DemoData {
     /// Safe to run by several servers at once on a new database: users are
     /// added unless present, and the books by whichever transaction first
     /// finds the database without any.
-    static func install(in store: ServerStore) throws {
+    static func install(in store: ServerStore, at now: Double) throws {
         for (name, role) in users {
             if try store.read({ try UserDirectory.userExists(name, in: $0) }) { continue }
-            _ = try UserDirectory.addUserIfMissing(name, password: "\(name)-demo", role: role, at: ServerClock.system.now(), in: store)
+            _ = try UserDirectory.addUserIfMissing(name, password: "\(name)-demo", role: role, at: now, in: store)
         }
         try store.write { db in
             try db.lock("demo-books")
             guard try db.scalar("SELECT count(*) FROM books")?.integer == 0 else { return }
-            let now = ServerClock.system.now()
             for (i, book) in books.enumerated() {
                 let id = "b-\(i + 1)"
                 let document = JSONObject([

@@ -9,7 +9,7 @@ public enum ServerDatabase {
 
     public static func open(_ location: String, demo: Bool = false) throws -> ServerStore {
         let store = try PostgresLocation.isPostgres(location) ? PostgresStore.open(location) : openSQLite(location)
-        if demo { try DemoData.install(in: store) }
+        if demo { try DemoData.install(in: store, at: ServerClock.system.now()) }
         return store
     }
 
@@ -23,6 +23,6 @@ public enum ServerDatabase {
 
     /// `lib-server user add`: a user with a password read by the caller.
     public static func addUser(_ name: String, password: String, role: Role, in store: ServerStore) throws {
-        try UserDirectory.addUser(name, password: password, role: role, in: store)
+        try UserDirectory.addUser(name, password: password, role: role, at: ServerClock.system.now(), in: store)
     }
 }

@@ -22,8 +22,8 @@ enum UserDirectory {
     /// Adds a user with a freshly hashed password. The id is random so that a
     /// user re-created under the same name is a different identity.
     @discardableResult
-    static func addUser(_ name: String, password: String, role: Role, in store: ServerStore) throws -> User {
-        guard let user = try addUserIfMissing(name, password: password, role: role, at: ServerClock.system.now(), in: store) else {
+    static func addUser(_ name: String, password: String, role: Role, at now: Double, in store: ServerStore) throws -> User {
+        guard let user = try addUserIfMissing(name, password: password, role: role, at: now, in: store) else {
             throw AddUserError.exists(name)
         }
         return user

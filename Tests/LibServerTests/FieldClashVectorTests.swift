@@ -17,18 +17,16 @@ import TestSupport
             let current = BookRecord(id: "b-1", version: 2, etag: "current", document: try #require(vector["current"]?.objectValue))
             var set = JSONObject()
             var remove: [String] = []
-            var names: [String] = []
             for change in vector["changes"]?.arrayValue ?? [] {
                 let field = try #require(change["field"]?.stringValue)
-                names.append(field)
                 if let value = change["value"] { set[field] = value } else { remove.append(field) }
             }
+            let update = FieldUpdate(set: set, remove: remove, seen: base, madeAgainst: EntityTag(opaque: "seen"), strict: false)
             let clash = vector["clash"]?.arrayValue?.compactMap(\.stringValue) ?? []
-            let decision = FieldPrecondition.decide(ifMatch: EntityTag(opaque: "seen"), current: current, changes: names,
-                                                    seen: base, set: set, strict: false)
+            let decision = FieldPrecondition.decide(update, current: current)
             #expect(decision == (clash.isEmpty ? .apply(merged: true) : .clash(fields: clash)), "\(name)")
             if clash.isEmpty {
-                let result = FieldPrecondition.applied(set: set, remove: remove, to: current.document ?? JSONObject())
+                let result = FieldPrecondition.applied(update, to: current.document ?? JSONObject())
                 #expect(JSONValue.object(result) == vector["result"], "\(name)")
             }
         }

@@ -23,7 +23,7 @@ import TestSupport
     init() throws {
         directory = try TemporaryDirectory("server-clock")
         let store = try ServerDatabase.open(directory.file("server.sqlite"))
-        try DemoData.install(in: store)
+        try DemoData.install(in: store, at: ServerClock.system.now())
         service = LibraryService(store: store, sessionLifetime: 3600, changeRetention: 600, clock: clock.serverClock)
     }
 

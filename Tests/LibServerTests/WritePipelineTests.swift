@@ -54,7 +54,7 @@ import TestSupport
         database = ObservedConnection(first)
         // One connection: every request, its token check included, has to make do with it.
         let store = ServerStore(first: database, others: [])
-        try DemoData.install(in: store)
+        try DemoData.install(in: store, at: ServerClock.system.now())
         service = LibraryService(store: store)
         let login = try Self.send(service, "POST", "/v1/sessions", body: #"{"username":"alice","password":"alice-demo"}"#)
         token = try #require(try JSONParser.parse(login.body)["token"]?.stringValue)
