@@ -8,13 +8,27 @@ import Testing
 // The verbs' `run`, called directly with typed options (no command line):
 // push, pull and resolve do their whole job from their options alone.
 
-@Test func pushRunSendsThePendingWriteAndEmptiesTheOutbox() throws {
+/// Signed in, b-7 cached, its copies changed to 3; with `conflicting`, the
+/// server answers that write's push with a 412 (Dune with copies 5).
+private func machineWithAnEdit(conflicting: Bool = false) throws -> Machine {
     let machine = try Machine()
-    defer { machine.verify() }
     machine.signInWithDune()
     #expect(machine.lib("edit", "books/b-7", "copies:=3").exitCode == .success)
+    if conflicting {
+        machine.server.on("PUT", "/v1/books/b-7") { request in
+            Answers.preconditionFailed(request, id: "b-7", current: Fixtures.duneTheirs, etag: Fixtures.duneTheirsETag)
+        }
+    }
+    return machine
+}
+
+private let pushNow = Push.Options(wait: nil, watch: false, all: false)
+
+@Test func pushRunSendsThePendingWriteAndEmptiesTheOutbox() throws {
+    let machine = try machineWithAnEdit()
+    defer { machine.verify() }
     machine.server.on("PUT", "/v1/books/b-7") { request in Answers.stored(request, etag: "\"2-c0ffee\"") }
-    let run = machine.run(Push.self, Push.Options(wait: nil, watch: false, all: false))
+    let run = machine.run(Push.self, pushNow)
     #expect(run.exitCode == .success, "\(run)")
     #expect(run.stdout == "Pushed 1 write to 127.0.0.1:8080 as alice@127.0.0.1:8080.\n")
     #expect(machine.server.requests("PUT", "/v1/books/b-7").first?.headers["If-Match"] == Fixtures.duneETag)
@@ -23,14 +37,9 @@ import Testing
 }
 
 @Test func pushRunThatMeetsA412KeepsTheWriteAsAConflictAndExitsThree() throws {
-    let machine = try Machine()
+    let machine = try machineWithAnEdit(conflicting: true)
     defer { machine.verify() }
-    machine.signInWithDune()
-    #expect(machine.lib("edit", "books/b-7", "copies:=3").exitCode == .success)
-    machine.server.on("PUT", "/v1/books/b-7") { request in
-        Answers.preconditionFailed(request, id: "b-7", current: Fixtures.duneTheirs, etag: Fixtures.duneTheirsETag)
-    }
-    let run = machine.run(Push.self, Push.Options(wait: nil, watch: false, all: false))
+    let run = machine.run(Push.self, pushNow)
     #expect(run.exitCode == .attention, "\(run)")
     #expect(try machine.outbox().map(\.status) == [.conflict])
 }
@@ -53,14 +62,9 @@ import Testing
 }
 
 @Test func resolveRunWithTheirsSettlesTheConflictOffline() throws {
-    let machine = try Machine()
+    let machine = try machineWithAnEdit(conflicting: true)
     defer { machine.verify() }
-    machine.signInWithDune()
-    #expect(machine.lib("edit", "books/b-7", "copies:=3").exitCode == .success)
-    machine.server.on("PUT", "/v1/books/b-7") { request in
-        Answers.preconditionFailed(request, id: "b-7", current: Fixtures.duneTheirs, etag: Fixtures.duneTheirsETag)
-    }
-    #expect(machine.lib("push").exitCode == .attention)
+    #expect(machine.run(Push.self, pushNow).exitCode == .attention)
     let before = machine.server.received.count
     machine.keyring.fail(with: .locked)  // never asked
     let run = machine.run(Resolve.self, Resolve.Options(path: ResourcePath(collection: "books", id: "b-7"),
