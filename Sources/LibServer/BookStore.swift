@@ -48,7 +48,7 @@ enum BookStore {
     /// The sizes are read first, so that only the page's documents are loaded.
     static func list(after: String?, limit: Int, maxBytes: Int, in db: any SQLConnection) throws -> (items: [ListedBook], next: String?) {
         let sizes = try db.query("""
-            SELECT id, length(document) FROM books
+            SELECT id, \(PageBudget.byteLength("document", db.dialect)) FROM books
             WHERE document IS NOT NULL AND id > ?1 ORDER BY id LIMIT ?2
             """, [.text(after ?? ""), .integer(Int64(limit + 1))])
         let count = PageBudget.rowsThatFit(sizes, limit: limit, maxBytes: maxBytes)

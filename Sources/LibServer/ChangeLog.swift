@@ -121,7 +121,7 @@ enum ChangeLog {
     /// are loaded.
     static func page(after: Int64, limit: Int, maxBytes: Int, in db: any SQLConnection) throws -> Page {
         let sizes = try db.query("""
-            SELECT c.seq, \(byteLength("b.document", db.dialect)) FROM changes c JOIN books b ON b.id = c.book_id
+            SELECT c.seq, \(PageBudget.byteLength("b.document", db.dialect)) FROM changes c JOIN books b ON b.id = c.book_id
             WHERE c.seq > ?1 ORDER BY c.seq LIMIT ?2
             """, [.integer(after), .integer(Int64(limit + 1))])
         let count = PageBudget.rowsThatFit(sizes, limit: limit, maxBytes: maxBytes)
@@ -135,12 +135,6 @@ enum ChangeLog {
             Entry(seq: row[0].integer ?? 0, id: row[1].text ?? "", etag: row[2].text ?? "", document: row[3].text)
         }
         return Page(entries: entries, end: end, more: sizes.count > count)
-    }
-
-    /// The size in bytes of a text column's value (NULL for NULL). SQLite
-    /// 3.40 has no octet_length; its length() of a blob counts bytes.
-    private static func byteLength(_ column: String, _ dialect: SQLDialect) -> String {
-        dialect == .postgresql ? "octet_length(\(column))" : "length(CAST(\(column) AS BLOB))"
     }
 
     /// Read after the entries: a prune that removed tombstones the entries'

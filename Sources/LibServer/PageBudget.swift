@@ -15,4 +15,11 @@ enum PageBudget {
         }
         return count
     }
+
+    /// The size in bytes of a text column's value (NULL for NULL). SQLite
+    /// 3.40 has no octet_length; its length() of a blob counts bytes (of
+    /// text, characters).
+    static func byteLength(_ column: String, _ dialect: SQLDialect) -> String {
+        dialect == .postgresql ? "octet_length(\(column))" : "length(CAST(\(column) AS BLOB))"
+    }
 }

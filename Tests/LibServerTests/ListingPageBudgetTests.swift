@@ -49,6 +49,34 @@ import TestSupport
         print("four readers of 300 books of 1 MiB: lib-server's peak RSS \(peak / 1024) MB")
     }
 
+    /// The budget counts bytes, not characters: books of 1.5 M characters
+    /// of 3 bytes each (4.5 MB) go one a page, where counting characters
+    /// would put two in the 4 MiB budget (9 MB).
+    @Test func thePageBudgetCountsBytesNotCharacters() throws {
+        let dir = try TemporaryDirectory("lib-server-wide")
+        let database = dir.file("server.sqlite")
+        try ServerProcess(database: database).stop()
+        let filled = try CommandRunner.run("/usr/bin/sqlite3", [database, """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3)
+            INSERT INTO books (id, version, etag, document)
+            SELECT printf('wide-%d', i), 1, printf('"1-wide%d"', i),
+                   json_object('id', printf('wide-%d', i), 'title', 'Wide ' || i,
+                               'notes', replace(hex(zeroblob(1500000)), '00', '€'))
+            FROM n;
+            """], timeout: 120)
+        try #require(filled.status == 0, "\(filled)")
+        let server = try ServerProcess(database: database)
+        let client = try HTTPTestClient(port: server.port, timeout: 60)
+        let login = try client.request("POST", "/v1/sessions", headers: [("Content-Type", "application/json")],
+                                       body: #"{"username":"carol","password":"carol-demo"}"#)
+        let carol = try #require(try JSONParser.parse(login.body)["token"]?.stringValue, "\(login.status)")
+        let answer = try client.request("GET", "/v1/books?limit=1000&after=wide-0", headers: [("Authorization", "Bearer \(carol)")])
+        let page = try JSONParser.parse(answer.body)
+        #expect(answer.status == 200)
+        #expect(page["items"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["wide-1"])
+        #expect(page["next"]?.stringValue == "wide-1")
+    }
+
     static func peakResidentKB(of pid: Int32) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
