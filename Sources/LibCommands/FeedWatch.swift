@@ -163,6 +163,7 @@ private final class FeedWaiter: @unchecked Sendable {
         var outageStarted: Double?
         while let cursor = nextCursor() {
             let outcome: Outcome
+            let asked = MonotonicClock.now()
             if let wait {
                 outcome = request(from: cursor, wait: wait)
             } else {
@@ -182,6 +183,9 @@ private final class FeedWaiter: @unchecked Sendable {
                 answeredWithChanges()
             case .nothing:
                 (backoff, outageStarted) = (0.25, nil)
+                let pause = EarlyEmptyPage.pause(waited: MonotonicClock.now() - asked, asked: wait ?? 0,
+                                                 random: Double.random(in: 0...1))
+                if pause > 0 { usleep(useconds_t(pause * 1_000_000)) }
             case .unsupported:
                 // Polled as before, by the watcher's idle pulls.
                 return
