@@ -36,7 +36,8 @@ enum Search: Verb {
             otherwise or with --json.
 
             Best match first means: a book titled exactly TEXT, then books \
-            whose title holds every word, then by how well the words match \
+            whose title holds every word, then books whose title and author \
+            hold every word ("jane austen"), then by how well the words match \
             (a word in the title counts most, in the author less, in the tags \
             least; FTS5's bm25); ties by title, then by id with numbers in \
             order (g-999 before g-1103). When more books match than are \
