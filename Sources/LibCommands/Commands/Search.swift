@@ -6,7 +6,7 @@ import LibCLI
 import LibJSON
 import LibSync
 
-/// `lib search TEXT [--sort FIELD] [--limit N]`: full text over the offline
+/// `lib search TEXT ... [--sort FIELD] [--limit N]`: full text over the offline
 /// library (LibrarySearch: FTS5 over title, author and tags, each word a
 /// prefix, best matches first) with the unsent writes applied. Reads the
 /// account's store only, opened read-only: never the network or the
@@ -14,7 +14,7 @@ import LibSync
 enum Search: Verb {
     static let name = "search"
 
-    static let text = ArgumentSpec("TEXT", .text, .required, "Words to look for in titles, authors and tags (quote several)")
+    static let text = ArgumentSpec("TEXT", .text, .oneOrMore, "Words to look for in titles, authors and tags")
     static let sortFields = ["relevance", "id", "title", "author", "year", "copies"]
     static let sort = OptionSpec.option(
         "sort", value: "FIELD", .choice(sortFields),
@@ -48,7 +48,7 @@ enum Search: Verb {
         arguments: [text], options: [sort, limit],
         examples: [
             .init("lib search dune", "Books with a word starting with \"dune\"."),
-            .init("lib search 'frank herb' --sort year", "Frank Herbert's books, oldest first."),
+            .init("lib search frank herb --sort year", "Frank Herbert's books, oldest first."),
             .init("lib --json search austen --limit 5", "The five best matches, as JSON."),
         ],
         exitStatuses: .usual(success: "Done, also when nothing matched.", failure: "Nothing of the account is on this device yet."))
@@ -60,7 +60,8 @@ enum Search: Verb {
     }
 
     static func options(_ parsed: ParsedCommand) throws -> Options {
-        let typed = parsed.argument(text) ?? ""
+        // `lib search jane austen` is one query, as `lib search 'jane austen'` is.
+        let typed = parsed.arguments(text).joined(separator: " ")
         guard let query = SearchQuery(typed) else {
             throw UsageError("'\(typed)' has no word to search for (letters or digits)", command: name)
         }
