@@ -42,8 +42,10 @@ enum Search: Verb {
             least; FTS5's bm25); ties by title, then by id with numbers in \
             order (g-999 before g-1103). When more books match than are \
             shown, the table is followed by "50 of 1,037 books" and the JSON \
-            has total and truncated. Ids are not searched: lib get PATH reads \
-            one. A word said twice counts once; at most 32 different words.
+            has total and truncated. When nothing matches, a word no indexed \
+            word starts with is answered with the nearest one ("did you mean \
+            'austen'?"). Ids are not searched: lib get PATH reads one. A word \
+            said twice counts once; at most 32 different words.
             """,
         arguments: [text], options: [sort, limit],
         examples: [
@@ -92,10 +94,12 @@ enum Search: Verb {
         let store = try AccountStore(readingFrom: storePath)
         let found = try store.search.find(options.query, order: options.order, limit: options.limit)
         let views = found.books.map { DocumentView(path: $0.path, serverCopy: $0.cached, outboxItems: $0.writes) }
+        let nothingFound = views.isEmpty ? try nothingFound(options.query, in: store) : ""
         if context.globalOptions.json || !context.standardOutput.isTerminal {
             context.standardOutput.write(json(views, options, account: workspace.name, found: found).prettyPrinted() + "\n")
+            if !nothingFound.isEmpty, !context.globalOptions.quiet { context.standardError.write(nothingFound) }
         } else if views.isEmpty {
-            context.standardOutput.write("No book on this device matches '\(TerminalText.escaped(options.query.words.joined(separator: " ")))'.\n")
+            context.standardOutput.write(nothingFound)
         } else {
             let table = DocumentRendering.table(views, width: context.outputWidth, painter: context.outputPainter, inGivenOrder: true)
             Pager(context: context).show(table, context)
@@ -107,6 +111,14 @@ enum Search: Verb {
             context.standardError.write("Only the books cached on this device were searched: run `\(workspace.lib) pull` for the whole library.\n")
         }
         return .success
+    }
+
+    /// "No book on this device matches 'austin'; did you mean 'austen'?"
+    /// (SearchSuggestion), or without the question when nothing is near.
+    static func nothingFound(_ query: SearchQuery, in store: AccountStore) throws -> String {
+        let quoted = { (query: SearchQuery) in "'\(TerminalText.escaped(query.words.joined(separator: " ")))'" }
+        let question = try store.search.suggestion(for: query).map { "; did you mean \(quoted($0))?" } ?? "."
+        return "No book on this device matches \(quoted(query))\(question)\n"
     }
 
     /// `{"account", "query", "items": [books, each with `_pending` when unsent
