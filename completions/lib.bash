@@ -106,8 +106,7 @@ _lib_argument_kind() {
             esac ;;
         search)
             case $2 in
-                0) _lib_kind='none' ;;
-                *) return 1 ;;
+                *) _lib_kind='none' ;;
             esac ;;
         diff)
             case $2 in

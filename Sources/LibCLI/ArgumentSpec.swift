@@ -6,6 +6,11 @@ public struct ArgumentSpec: Sendable, Equatable {
         case optional
         /// Zero or more; only the last argument of a command may repeat.
         case repeated
+        /// One or more: `lib search jane austen`.
+        case oneOrMore
+
+        /// Whether the argument takes every value left.
+        public var repeats: Bool { self == .repeated || self == .oneOrMore }
     }
 
     /// The placeholder, which also identifies the argument: `PATH`, `ACCOUNT`.

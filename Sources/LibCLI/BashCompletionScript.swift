@@ -67,10 +67,10 @@ struct BashCompletionScript {
         for command in words.commands where !command.arguments.isEmpty {
             script += "        \(command.name))\n            case $2 in\n"
             for (index, argument) in command.arguments.enumerated() {
-                let label = argument.arity == .repeated ? "*" : String(index)
+                let label = argument.arity.repeats ? "*" : String(index)
                 script += "                \(label)) _lib_kind='\(CompletionWords.tag(argument.kind.completion))' ;;\n"
             }
-            if command.arguments.last?.arity != .repeated {
+            if command.arguments.last?.arity.repeats != true {
                 script += "                *) return 1 ;;\n"
             }
             script += "            esac ;;\n"

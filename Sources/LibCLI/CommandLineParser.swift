@@ -82,17 +82,12 @@ public struct CommandLineParser: Sendable {
             let taken: [String]
             switch argument.arity {
             case .required:
-                guard let value = remaining.popFirst() else {
-                    var message = "missing argument \(argument.placeholder) for '\(command.name)'"
-                    if case .choice(let words) = argument.kind {
-                        message += " (\(Wording.list(words, conjunction: "or")))"
-                    }
-                    throw UsageError(message, command: command.name)
-                }
+                guard let value = remaining.popFirst() else { throw missing(argument, of: command) }
                 taken = [value]
             case .optional:
                 taken = remaining.popFirst().map { [$0] } ?? []
-            case .repeated:
+            case .repeated, .oneOrMore:
+                guard !remaining.isEmpty || argument.arity == .repeated else { throw missing(argument, of: command) }
                 taken = Array(remaining)
                 remaining = []
             }
@@ -105,6 +100,14 @@ public struct CommandLineParser: Sendable {
             throw UsageError("unexpected argument '\(extra)' for '\(command.name)'", command: command.name)
         }
         return assigned
+    }
+
+    private func missing(_ argument: ArgumentSpec, of command: CommandSpec) -> UsageError {
+        var message = "missing argument \(argument.placeholder) for '\(command.name)'"
+        if case .choice(let words) = argument.kind {
+            message += " (\(Wording.list(words, conjunction: "or")))"
+        }
+        return UsageError(message, command: command.name)
     }
 
     private func checkArgument(_ value: String, _ argument: ArgumentSpec, of command: CommandSpec) throws(UsageError) {

@@ -107,7 +107,7 @@ struct FishCompletionScript {
             }
             for (index, argument) in command.arguments.enumerated() {
                 guard let values = values(argument.kind.completion) else { continue }
-                let position = "\(index + 1)" + (argument.arity == .repeated ? "+" : "")
+                let position = "\(index + 1)" + (argument.arity.repeats ? "+" : "")
                 script += "complete -c lib -n '__lib_at_argument \(command.name) \(position)' -a \(values)"
                 script += " -d \(quote(argument.summary))\n"
             }

@@ -24,6 +24,7 @@ struct Synopsis {
         case .required: return shown
         case .optional: return "[\(shown)]"
         case .repeated: return "[\(shown) ...]"
+        case .oneOrMore: return "\(shown) ..."
         }
     }
 

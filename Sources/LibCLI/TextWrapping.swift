@@ -1,5 +1,5 @@
 /// Fills words into lines of a maximum width, for help text.
-enum TextWrapping {
+public enum TextWrapping {
     /// Wraps each paragraph (separated by blank lines) to `width` columns,
     /// every line indented by `indent` spaces; paragraphs stay separated by a
     /// blank line. A word longer than a line gets a line of its own.
@@ -51,13 +51,15 @@ enum TextWrapping {
     }
 
     /// Each line of `text` at least `width` wide wrapped between words, the
-    /// rest of it indented by two: a message on a terminal, which would
-    /// otherwise break it anywhere, a hint inside a word or a command. Narrow
-    /// widths (under 20) leave the text as it is.
-    static func breakLongLines(_ text: String, width: Int) -> String {
+    /// rest of it indented by `indent` more than the line itself: a message
+    /// on a terminal, which would otherwise break it anywhere, a hint inside
+    /// a word or a command. Narrow widths (under 20) leave the text as it is.
+    public static func breakLongLines(_ text: String, width: Int, indent: Int = 2) -> String {
         guard width >= 20 else { return text }
         return text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            line.count < width ? String(line) : fill(words: units(of: String(line)), width: width - 1, indent: 2, firstIndent: 0)
+            guard line.count >= width else { return String(line) }
+            let leading = line.prefix { $0 == " " }.count
+            return fill(words: units(of: String(line)), width: width - 1, indent: leading + indent, firstIndent: leading)
         }.joined(separator: "\n")
     }
 

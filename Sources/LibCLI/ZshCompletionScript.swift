@@ -53,7 +53,7 @@ struct ZshCompletionScript {
             script += "      (\(command.name))\n        _arguments -S \\\n"
             var specs = optionSpecs(registry.optionsAccepted(after: command), exclusiveGroups: command.exclusiveGroups)
             for (index, argument) in command.arguments.enumerated() {
-                let position = argument.arity == .repeated ? "*" : String(index + 1)
+                let position = argument.arity.repeats ? "*" : String(index + 1)
                 let optional = argument.arity == .optional ? ":" : ""
                 specs.append(quote("\(position):\(optional)\(message(argument.placeholder)):\(action(argument.kind.completion))"))
             }

@@ -39,17 +39,29 @@ struct DoctorCheck {
     }
 
     /// `ok       token (alice@host): in the keyring`, and the fix indented below.
-    func text(_ painter: TextPainter) -> String {
+    /// On a terminal `width` columns wide, each line is wrapped between
+    /// words, under the text it continues.
+    func text(_ painter: TextPainter, width: Int? = nil) -> String {
         let label: (String, TextStyle) = switch status {
         case .ok: ("ok", .green)
         case .warning: ("warning", .yellow)
         case .problem: ("problem", .red)
         }
-        let padding = String(repeating: " ", count: 9 - label.0.count)
+        let column = String(repeating: " ", count: Self.textColumn)
         // What a check found quotes servers, keyrings and files: escaped (TerminalText).
         let shown = TerminalText.escaped(found, keepingLayout: true)
-        var text = painter.paint(label.0, label.1) + padding + name + (account.map { " (\($0))" } ?? "") + ": " + shown + "\n"
-        if let fix { text += "         fix: " + TerminalText.escaped(fix, keepingLayout: true) + "\n" }
+        // Wrapped with the label's column blank, so that neither its padding
+        // nor its colour's escapes count as words or width; painted after.
+        var text = fitted(column + name + (account.map { " (\($0))" } ?? "") + ": " + shown + "\n", width, indent: 0)
+        text = painter.paint(label.0, label.1) + text.dropFirst(label.0.count)
+        if let fix { text += fitted(column + "fix: " + TerminalText.escaped(fix, keepingLayout: true) + "\n", width, indent: 5) }
         return text
+    }
+
+    /// Where the text after the status label starts (`warning` and a space).
+    static let textColumn = 9
+
+    private func fitted(_ line: String, _ width: Int?, indent: Int) -> String {
+        width.map { TextWrapping.breakLongLines(line, width: $0, indent: indent) } ?? line
     }
 }

@@ -43,11 +43,12 @@ public struct LibrarySearch {
         // Books a listing cached but has not indexed yet: read from their copies, as local versions are.
         let lag = try IndexLag.read(String(Self.collectionPrefix.dropLast()), in: db)
         let ranking = SearchRanking(query)
-        var hits: [String: (title: String?, score: Double)] = [:]
+        var hits: [String: (title: String?, author: String?, score: Double)] = [:]
         // With the relevance order only the best are needed: a pool of the
         // best bm25 scores (plus as many as may be replaced by their local
         // versions), and of the shortest titles that hold every word (an
-        // exact title is the shortest of them, whatever bm25 thinks of it).
+        // exact title is the shortest of them, whatever bm25 thinks of it),
+        // and of the best that hold every word in their title and author.
         let pool = limit + writes.count + 200
         let bound = order == .relevance ? " LIMIT \(pool)" : ""
         let bm25 = "bm25(library_index, \(SearchRanking.columnWeights))"
@@ -55,18 +56,20 @@ public struct LibrarySearch {
         // are (fewer than the pool), they hold every short title too and
         // their number is the total: one pass over the index instead of three.
         var matched = 0
-        for row in try db.query("SELECT path, \(bm25), title FROM library_index WHERE library_index MATCH ?1 ORDER BY \(bm25)" + bound,
+        for row in try db.query("SELECT path, \(bm25), title, author FROM library_index WHERE library_index MATCH ?1 ORDER BY \(bm25)" + bound,
                                 [.text(query.match)]) {
             matched += 1
             guard let path = row[0].text, writes[path] == nil, lag?.contains(path) != true else { continue }
-            hits[path] = (row[2].text, row[1].real ?? 0)
+            hits[path] = (row[2].text, row[3].text, row[1].real ?? 0)
         }
         let allMatched = order != .relevance || matched < pool
         if !allMatched {
-            for row in try db.query("SELECT path, \(bm25), title FROM library_index WHERE library_index MATCH ?1 ORDER BY length(title) LIMIT \(pool)",
-                                    [.text(ranking.titleMatch(query))]) {
-                guard let path = row[0].text, writes[path] == nil, lag?.contains(path) != true else { continue }
-                hits[path] = (row[2].text, row[1].real ?? 0)
+            for (match, order) in [(ranking.titleMatch(query), "length(title)"), (ranking.titleAndAuthorMatch(query), bm25)] {
+                for row in try db.query("SELECT path, \(bm25), title, author FROM library_index WHERE library_index MATCH ?1 ORDER BY \(order) LIMIT \(pool)",
+                                        [.text(match)]) {
+                    guard let path = row[0].text, writes[path] == nil, lag?.contains(path) != true else { continue }
+                    hits[path] = (row[2].text, row[3].text, row[1].real ?? 0)
+                }
             }
         }
         var total = allMatched ? matched
@@ -87,12 +90,15 @@ public struct LibrarySearch {
                 """, [.text(query.match), .text(written), .text(lag?.low ?? ""), .text(lag?.high ?? "")])?.integer ?? 0)
             let found = try searchLocalVersions(local.values.filter { $0.document != nil }, query)
             total += found.count
-            for hit in found { hits[hit.path] = (local[hit.path]?.document?["title"]?.stringValue, hit.score) }
+            for hit in found {
+                let document = local[hit.path]?.document
+                hits[hit.path] = (document?["title"]?.stringValue, Self.text(document?["author"]), hit.score)
+            }
         }
         var results = try hits.keys.map { path in
             try local[path] ?? LocalVersion(path: path, cached: try cache.document(at: path)?.json, writes: [])
         }
-        let keys = Dictionary(uniqueKeysWithValues: hits.map { ($0.key, ranking.key(path: $0.key, title: $0.value.title, score: $0.value.score)) })
+        let keys = Dictionary(uniqueKeysWithValues: hits.map { ($0.key, ranking.key(path: $0.key, title: $0.value.title, author: $0.value.author, score: $0.value.score)) })
         let rank = hits.mapValues(\.score)
         switch order {
         case .relevance:

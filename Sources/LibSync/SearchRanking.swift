@@ -1,8 +1,13 @@
 /// The order `lib search` puts matches in, as a reader judges them: a book
 /// titled exactly what was typed first, then books whose title holds every
-/// word, then FTS5's bm25 with the title weighing most, then the author,
-/// then the tags; ties by title, then by id in natural order (g-1103 after
-/// g-999). The man page says the same.
+/// word, then books whose title and author hold every word (`jane austen`),
+/// then FTS5's bm25 with the title weighing most, then the author, then the
+/// tags; ties by title, then by id in natural order (g-1103 after g-999).
+/// The man page says the same.
+///
+/// The author's tier is needed because bm25 divides by the length of the
+/// whole row: a book with many tags lost its author match to books that
+/// only had the word as a tag (issue 49).
 struct SearchRanking {
     /// bm25's weight of each column of `library_index` (path, title, author, tags).
     static let columnWeights = "0.0, 10.0, 4.0, 1.0"
@@ -15,6 +20,7 @@ struct SearchRanking {
     struct Key: Comparable {
         let exactTitle: Bool
         let wholeTitle: Bool
+        let wholeTitleAndAuthor: Bool
         let score: Double
         let title: String
         let path: String
@@ -22,6 +28,7 @@ struct SearchRanking {
         static func < (a: Key, b: Key) -> Bool {
             if a.exactTitle != b.exactTitle { return a.exactTitle }
             if a.wholeTitle != b.wholeTitle { return a.wholeTitle }
+            if a.wholeTitleAndAuthor != b.wholeTitleAndAuthor { return a.wholeTitleAndAuthor }
             if a.score != b.score { return a.score < b.score }
             if a.title != b.title { return a.title < b.title }
             return SearchRanking.naturallyBefore(a.path, b.path)
@@ -29,11 +36,16 @@ struct SearchRanking {
     }
 
     /// `score`: bm25 with `columnWeights` (lower is better).
-    func key(path: String, title: String?, score: Double) -> Key {
-        let titleWords = (title.flatMap(SearchQuery.init)?.words ?? []).map { $0.lowercased() }
-        return Key(exactTitle: titleWords == words,
-                   wholeTitle: words.allSatisfy { word in titleWords.contains { $0.hasPrefix(word) } },
+    func key(path: String, title: String?, author: String?, score: Double) -> Key {
+        let titleWords = Self.words(title), authorWords = Self.words(author)
+        let holdsEveryWord = { (text: [String]) in words.allSatisfy { word in text.contains { $0.hasPrefix(word) } } }
+        return Key(exactTitle: titleWords == words, wholeTitle: holdsEveryWord(titleWords),
+                   wholeTitleAndAuthor: holdsEveryWord(titleWords + authorWords),
                    score: score, title: LetterFolding.fold(title ?? "").lowercased(), path: path)
+    }
+
+    private static func words(_ text: String?) -> [String] {
+        (text.flatMap(SearchQuery.init)?.words ?? []).map { $0.lowercased() }
     }
 
     /// The FTS5 query for books whose title holds every word (as prefixes):
@@ -41,6 +53,12 @@ struct SearchRanking {
     /// lost behind the best bm25 scores.
     func titleMatch(_ query: SearchQuery) -> String {
         query.words.map { "title : \"\($0)\"*" }.joined(separator: " AND ")
+    }
+
+    /// The FTS5 query for books whose title and author hold every word:
+    /// asked apart too, so that bm25 never leaves them out of the pool.
+    func titleAndAuthorMatch(_ query: SearchQuery) -> String {
+        query.words.map { "{title author} : \"\($0)\"*" }.joined(separator: " AND ")
     }
 
     /// Digits compared as numbers, the rest byte by byte: "g-999" < "g-1103".

@@ -58,7 +58,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
         "lib new COLLECTION [FIELD=STRING | FIELD:=JSON ...]",
         "lib push [--wait DURATION | --watch] [--all] [--strict] [--dry-run]",
         "lib pull [--all] [--watch]",
-        "lib search TEXT [--sort FIELD] [--limit N]",
+        "lib search TEXT ... [--sort FIELD] [--limit N]",
         "lib status [--short | --porcelain | --prompt] [--all]",
         "lib diff [PATH]",
         "lib discard [PATH ...] [--all] [--force] [--yes]",

@@ -89,3 +89,22 @@ private func machineForDoctor() throws -> Machine {
     #expect(found["token"]?["found"] == "not in the kernel keyring's cache, and the Secret Service is unreachable (above)", "\(run)")
     #expect(found["proxies"]?["found"] == "none")
 }
+
+/// On a terminal 40 or 80 columns wide, doctor's lines are wrapped between
+/// words (issue 49: the terminal broke them anywhere, mid-word).
+@Test(arguments: [40, 80])
+func doctorsLinesFitTheTerminalBetweenWords(columns: Int) throws {
+    let machine = try machineForDoctor()
+    machine.outputIsTerminal = true
+    machine.environment["COLUMNS"] = "1000"
+    let wide = machine.lib("--no-color", "doctor").stdout
+    #expect(wide.split(separator: "\n").contains { $0.count > columns }, "some line needs wrapping:\n\(wide)")
+    machine.environment["COLUMNS"] = String(columns)
+    let narrow = machine.lib("--no-color", "doctor").stdout
+    // A command in backticks is never broken: alone on its line, it may be longer.
+    let oneCommand = { (line: Substring) in line.drop { $0 == " " }.first == "`" && line.filter { $0 == "`" }.count == 2 }
+    for line in narrow.split(separator: "\n") where !oneCommand(line) {
+        #expect(line.count < columns, "\(line.count) columns: \(line)")
+    }
+    #expect(narrow.split(whereSeparator: \.isWhitespace) == wide.split(whereSeparator: \.isWhitespace), "no word is broken:\n\(narrow)")
+}

@@ -47,6 +47,8 @@ final class Machine: @unchecked Sendable {
     let keyring = InMemoryTokenStore()
     let clock = TestClock()
     var environment: [String: String]
+    /// Whether standard output is a terminal (its width: COLUMNS, else 80).
+    var outputIsTerminal = false
 
     init(server: StubServer = StubServer()) throws {
         home = try TemporaryDirectory("lib-commands")
@@ -91,7 +93,7 @@ final class Machine: @unchecked Sendable {
         services[TokenStoreKey.self] = keyring
         let clock = self.clock
         return CommandContext(
-            standardInput: .text(stdin), standardOutput: .capturing(into: out), standardError: .capturing(into: err),
+            standardInput: .text(stdin), standardOutput: .capturing(into: out, isTerminal: outputIsTerminal), standardError: .capturing(into: err),
             environment: environment, now: { clock.now }, services: services)
     }
 

@@ -90,7 +90,7 @@ enum Doctor: Verb {
         } else if !(context.globalOptions.quiet && worst == .success) {
             let painter = context.outputPainter
             for check in checks where !(context.globalOptions.quiet && check.status == .ok) {
-                context.standardOutput.write(check.text(painter))
+                context.standardOutput.write(check.text(painter, width: context.outputWidth))
             }
         }
         return worst

@@ -6,7 +6,7 @@ import LibCLI
 import LibJSON
 import LibSync
 
-/// `lib search TEXT [--sort FIELD] [--limit N]`: full text over the offline
+/// `lib search TEXT ... [--sort FIELD] [--limit N]`: full text over the offline
 /// library (LibrarySearch: FTS5 over title, author and tags, each word a
 /// prefix, best matches first) with the unsent writes applied. Reads the
 /// account's store only, opened read-only: never the network or the
@@ -14,7 +14,7 @@ import LibSync
 enum Search: Verb {
     static let name = "search"
 
-    static let text = ArgumentSpec("TEXT", .text, .required, "Words to look for in titles, authors and tags (quote several)")
+    static let text = ArgumentSpec("TEXT", .text, .oneOrMore, "Words to look for in titles, authors and tags")
     static let sortFields = ["relevance", "id", "title", "author", "year", "copies"]
     static let sort = OptionSpec.option(
         "sort", value: "FIELD", .choice(sortFields),
@@ -36,18 +36,21 @@ enum Search: Verb {
             otherwise or with --json.
 
             Best match first means: a book titled exactly TEXT, then books \
-            whose title holds every word, then by how well the words match \
+            whose title holds every word, then books whose title and author \
+            hold every word ("jane austen"), then by how well the words match \
             (a word in the title counts most, in the author less, in the tags \
             least; FTS5's bm25); ties by title, then by id with numbers in \
             order (g-999 before g-1103). When more books match than are \
             shown, the table is followed by "50 of 1,037 books" and the JSON \
-            has total and truncated. Ids are not searched: lib get PATH reads \
-            one. A word said twice counts once; at most 32 different words.
+            has total and truncated. When nothing matches, a word no indexed \
+            word starts with is answered with the nearest one ("did you mean \
+            'austen'?"). Ids are not searched: lib get PATH reads one. A word \
+            said twice counts once; at most 32 different words.
             """,
         arguments: [text], options: [sort, limit],
         examples: [
             .init("lib search dune", "Books with a word starting with \"dune\"."),
-            .init("lib search 'frank herb' --sort year", "Frank Herbert's books, oldest first."),
+            .init("lib search frank herb --sort year", "Frank Herbert's books, oldest first."),
             .init("lib --json search austen --limit 5", "The five best matches, as JSON."),
         ],
         exitStatuses: .usual(success: "Done, also when nothing matched.", failure: "Nothing of the account is on this device yet."))
@@ -59,7 +62,8 @@ enum Search: Verb {
     }
 
     static func options(_ parsed: ParsedCommand) throws -> Options {
-        let typed = parsed.argument(text) ?? ""
+        // `lib search jane austen` is one query, as `lib search 'jane austen'` is.
+        let typed = parsed.arguments(text).joined(separator: " ")
         guard let query = SearchQuery(typed) else {
             throw UsageError("'\(typed)' has no word to search for (letters or digits)", command: name)
         }
@@ -90,10 +94,12 @@ enum Search: Verb {
         let store = try AccountStore(readingFrom: storePath)
         let found = try store.search.find(options.query, order: options.order, limit: options.limit)
         let views = found.books.map { DocumentView(path: $0.path, serverCopy: $0.cached, outboxItems: $0.writes) }
+        let nothingFound = views.isEmpty ? try nothingFound(options.query, in: store) : ""
         if context.globalOptions.json || !context.standardOutput.isTerminal {
             context.standardOutput.write(json(views, options, account: workspace.name, found: found).prettyPrinted() + "\n")
+            if !nothingFound.isEmpty, !context.globalOptions.quiet { context.standardError.write(nothingFound) }
         } else if views.isEmpty {
-            context.standardOutput.write("No book on this device matches '\(TerminalText.escaped(options.query.words.joined(separator: " ")))'.\n")
+            context.standardOutput.write(nothingFound)
         } else {
             let table = DocumentRendering.table(views, width: context.outputWidth, painter: context.outputPainter, inGivenOrder: true)
             Pager(context: context).show(table, context)
@@ -105,6 +111,14 @@ enum Search: Verb {
             context.standardError.write("Only the books cached on this device were searched: run `\(workspace.lib) pull` for the whole library.\n")
         }
         return .success
+    }
+
+    /// "No book on this device matches 'austin'; did you mean 'austen'?"
+    /// (SearchSuggestion), or without the question when nothing is near.
+    static func nothingFound(_ query: SearchQuery, in store: AccountStore) throws -> String {
+        let quoted = { (query: SearchQuery) in "'\(TerminalText.escaped(query.words.joined(separator: " ")))'" }
+        let question = try store.search.suggestion(for: query).map { "; did you mean \(quoted($0))?" } ?? "."
+        return "No book on this device matches \(quoted(query))\(question)\n"
     }
 
     /// `{"account", "query", "items": [books, each with `_pending` when unsent
