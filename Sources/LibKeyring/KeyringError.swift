@@ -45,9 +45,10 @@ public enum KeyringError: Error, Sendable, Equatable, CustomStringConvertible {
             return """
                 Can't reach the keyring: there is no D-Bus session bus (\(detail)). \
                 Run lib in a desktop or SSH login session, or start one with \
-                `dbus-run-session -- $SHELL`; from cron, enable lingering \
-                (`loginctl enable-linger $USER`) so that /run/user/$UID/bus exists, \
-                or set DBUS_SESSION_BUS_ADDRESS.
+                `dbus-run-session -- $SHELL`. For cron, sign in once from a desktop \
+                session with `lib login --headless` (cron then finds the token in the \
+                kernel's persistent keyring), or enable lingering \
+                (`loginctl enable-linger $USER`) so that /run/user/$UID/bus exists.
                 """
         case .noSecretService(let detail):
             return """

@@ -1,3 +1,4 @@
+import Foundation
 import LibBase
 import LibJSON
 import LibNet
@@ -88,6 +89,28 @@ private func machineForDoctor() throws -> Machine {
     // Only a cache is asked for the token (the in-memory keyring has none).
     #expect(found["token"]?["found"] == "not in the kernel keyring's cache, and the Secret Service is unreachable (above)", "\(run)")
     #expect(found["proxies"]?["found"] == "none")
+}
+
+/// Without a bus, and with a bus cron will not find, doctor names
+/// `lib login --headless` (issue 49), once.
+@Test func doctorsBusChecksNameHeadlessSignInOnce() throws {
+    let machine = try Machine()
+    defer { machine.verify() }
+    machine.environment["XDG_RUNTIME_DIR"] = machine.home.path
+    let none = machine.lib("--json", "doctor")
+    #expect(checks(none)["session-bus"]?["status"] == "problem", "\(none)")
+    #expect(checks(none)["session-bus"]?["fix"]?.stringValue?.contains("`lib login --headless`") == true, "\(none)")
+    #expect(none.stdout.components(separatedBy: "lib login --headless").count == 2, "once: \(none)")
+}
+
+@Test(.enabled(if: !FileManager.default.fileExists(atPath: "/run/user/\(getuid())/bus"), "cron's bus exists on this machine"))
+func doctorsCronWarningNamesHeadlessSignIn() throws {
+    let machine = try machineForDoctor()
+    defer { machine.verify() }
+    let run = machine.lib("--json", "doctor")
+    #expect(checks(run)["cron-bus"]?["status"] == "warning", "\(run)")
+    #expect(checks(run)["cron-bus"]?["fix"]?.stringValue?.contains("`lib login --headless`") == true, "\(run)")
+    #expect(run.stdout.components(separatedBy: "lib login --headless").count == 2, "once: \(run)")
 }
 
 /// On a terminal 40 or 80 columns wide, doctor's lines are wrapped between

@@ -23,6 +23,8 @@ import Testing
     @Test func messagesSayWhatToDo() {
         #expect(KeyringError.notFound.description.contains("lib login"))
         #expect(KeyringError.noSessionBus(detail: "x").description.contains("loginctl enable-linger"))
+        // How cron gets a token without any bus (issue 49).
+        #expect(KeyringError.noSessionBus(detail: "x").description.contains("`lib login --headless`"))
         #expect(KeyringError.noSecretService(detail: "x").description.contains("gnome-keyring"))
         #expect(KeyringError.locked.description.contains("--unlock"))
         #expect(KeyringError.promptDismissed.description.contains("Try again"))

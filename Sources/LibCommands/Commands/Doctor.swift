@@ -118,7 +118,7 @@ enum Doctor: Verb {
                 "session-bus",
                 "none: DBUS_SESSION_BUS_ADDRESS is unset and neither $XDG_RUNTIME_DIR/bus nor \(runtimeBus) exists",
                 fix: "run lib in a login session, or start one with `dbus-run-session -- $SHELL`; for cron, "
-                    + "install dbus-user-session and run `loginctl enable-linger $USER`", .authentication)]
+                    + Self.cronFix, .authentication)]
         }
         var checks: [DoctorCheck] = []
         if let failure = connectionFailure(address) {
@@ -132,10 +132,14 @@ enum Doctor: Verb {
         } else {
             checks.append(.warning(
                 "cron-bus", "\(runtimeBus) does not exist, so lib run from cron cannot reach the keyring",
-                fix: "install dbus-user-session and run `loginctl enable-linger $USER`, or set DBUS_SESSION_BUS_ADDRESS in the crontab"))
+                fix: Self.cronFix))
         }
         return checks
     }
+
+    /// How cron reaches the token: said once, by whichever bus check fails.
+    static let cronFix = "sign in once from a desktop session with `lib login --headless` (cron then reads the token from the kernel's "
+        + "persistent keyring), or install dbus-user-session and run `loginctl enable-linger $USER`"
 
     /// Why nothing answers at a `unix:` bus address, or nil when something
     /// does (or the address is of a kind this cannot try).
