@@ -66,12 +66,41 @@ public struct AccountIndex: Sendable, Equatable {
         return AccountIndex(accounts: accounts, currentName: current)
     }
 
+    /// Loads the index, lets `change` edit it, and saves what changed, all
+    /// under `accounts.lock`: two commands that edit it at once (a login in
+    /// one shell, a switch in another) never lose one's change, and a
+    /// switch rewrites `current` alone.
+    public static func update<T>(in configDirectory: String, _ change: (inout AccountIndex) throws -> T) throws -> T {
+        try PrivateFile.makeDirectory(configDirectory)
+        return try PrivateFile.holdingLock(configDirectory + "/accounts.lock") {
+            let before = try load(from: configDirectory)
+            var index = before
+            let result = try change(&index)
+            if index.accounts.map(\.line) != before.accounts.map(\.line) {
+                try index.save(to: configDirectory)
+            } else if index.currentName != before.currentName {
+                try index.saveCurrent(to: configDirectory)
+            }
+            return result
+        }
+    }
+
+    /// Writes `current` alone (atomically: a new file renamed over it).
+    public func saveCurrent(to configDirectory: String) throws(AccountFileError) {
+        try PrivateFile.writeAtomically(configDirectory + "/current", currentName.map { $0 + "\n" } ?? "")
+    }
+
     public func save(to configDirectory: String) throws(AccountFileError) {
         try PrivateFile.makeDirectory(configDirectory)
-        let list = accounts.map {
-            "\($0.name)\t\($0.origin)\t\($0.userID)\t\($0.username)\t\($0.tokenStamp)\t\($0.headless ? "headless" : "-")\t\($0.alias ?? "-")\n"
-        }.joined()
+        let list = accounts.map(\.line).joined()
         try PrivateFile.writeAtomically(configDirectory + "/accounts", list)
         try PrivateFile.writeAtomically(configDirectory + "/current", currentName.map { $0 + "\n" } ?? "")
+    }
+}
+
+extension Account {
+    /// The account's line in `accounts`.
+    fileprivate var line: String {
+        "\(name)\t\(origin)\t\(userID)\t\(username)\t\(tokenStamp)\t\(headless ? "headless" : "-")\t\(alias ?? "-")\n"
     }
 }

@@ -96,4 +96,16 @@ public enum PrivateFile {
         }
         chmod(path, 0o700)
     }
+
+    /// Runs `body` holding an exclusive lock on the file at `path` (made
+    /// 0600 when missing), so that commands editing the same files take turns.
+    public static func holdingLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw failure(path, "open") }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw failure(path, "lock") }
+        }
+        return try body()
+    }
 }

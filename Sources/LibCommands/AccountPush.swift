@@ -117,7 +117,9 @@ struct AccountPush {
 
         let token = try workspace.token()
         let explainer = FailureExplainer { [workspace] in workspace.context.diagnose($0, account: workspace.name, pendingWrites: 0) }
-        var sender = HTTPWriteSender(api: workspace.api(token: token), rules: try BookRules.forAccount(store),
+        let (api, heard) = try workspace.watchedAPI(token: token, store: store)
+        defer { workspace.recordContact(heard, store: store) }
+        var sender = HTTPWriteSender(api: api, rules: try BookRules.forAccount(store),
                                      deadline: deadline, explainer: explainer, strict: strict || Self.strictByConfiguration(workspace.context),
                                      memory: protocolMemory(store), stopRequested: stopRequested)
         var backoff = RetryBackoff()

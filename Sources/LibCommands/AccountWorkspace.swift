@@ -9,13 +9,16 @@ import LibSync
 import LibBase
 import LibClient
 
-/// The account a command acts on (`-A`, else `LIB_ACCOUNT`, else the
-/// current one) and the ways to reach its files, its token and its server.
+/// The account a command acts on (`-A`, else `LIB_ACCOUNT`, else the rule
+/// for the working directory, else the current one) and the ways to reach
+/// its files, its token and its server.
 struct AccountWorkspace {
     let context: CommandContext
     let paths: AccountPaths
     let index: AccountIndex
     let account: Account
+    /// What chose the account; chosen once, when the command starts.
+    var source: AccountSelection.Source = .current
     /// The store once opened: a command (and each copy of its workspace)
     /// opens its account's store once.
     private let opened = OpenedStore()
@@ -24,9 +27,10 @@ struct AccountWorkspace {
     init(_ context: CommandContext, selector explicit: String? = nil) throws {
         let directories = try context.directories
         let index = try AccountIndex.load(from: directories.config)
-        let selector = explicit ?? context.accountSelector
-        self.init(context, paths: AccountPaths(directories: directories), index: index,
-                  account: try AccountSelection.resolve(selector, in: index))
+        let choice = try explicit.map { AccountSelection.Choice(account: try AccountSelection.resolve($0, in: index), source: .option) }
+            ?? context.chooseAccount(in: index)
+        self.init(context, paths: AccountPaths(directories: directories), index: index, account: choice.account)
+        source = choice.source
     }
 
     init(_ context: CommandContext, paths: AccountPaths, index: AccountIndex, account: Account) {
@@ -68,7 +72,7 @@ struct AccountWorkspace {
         try PrivateFile.makeDirectory(paths.accountDirectory(name), noLinksBelow: paths.directories.data)
         let prompt = PromptFile(self)
         let store = try AccountStore(path: paths.storePath(name), outboxObserver: prompt)
-        prompt.writeIfMissing { try? OutboxSummary(store.outbox.counts()) }
+        prompt.writeIfMissing { try? OutboxSummary(store) }
         opened.store = store
         return store
     }
@@ -138,15 +142,34 @@ struct AccountWorkspace {
 }
 
 extension CommandContext {
-    /// The account asked for: `-A`, else a non-empty `LIB_ACCOUNT`; nil means the current one.
-    var accountSelector: String? {
-        globalOptions.account ?? shellAccountSelector
+    /// The account in effect and what chose it (`AccountSelection.choose`).
+    func chooseAccount(in index: AccountIndex) throws -> AccountSelection.Choice {
+        try chooseAccount(option: globalOptions.account, in: index)
     }
 
-    /// The account a plain `lib` typed in this shell acts on: a non-empty
-    /// `LIB_ACCOUNT`, else (nil) the current one.
-    var shellAccountSelector: String? {
-        environment["LIB_ACCOUNT"].flatMap { $0.isEmpty ? nil : $0 }
+    /// Whether the command line or the environment names the account.
+    var namesAccount: Bool {
+        globalOptions.account != nil || environment["LIB_ACCOUNT"].map { !$0.isEmpty } == true
+    }
+
+    private func chooseAccount(option: String?, in index: AccountIndex) throws -> AccountSelection.Choice {
+        try AccountSelection.choose(option: option, environment: environment["LIB_ACCOUNT"],
+                                    rules: { try AccountRules.load(from: try directories.config) },
+                                    workingDirectory: { Self.workingDirectory() }, in: index)
+    }
+
+    /// The account a plain `lib` typed in this shell, here, acts on: the
+    /// choice without `-A`.
+    func shellAccount(in index: AccountIndex) -> Account? {
+        try? chooseAccount(option: nil, in: index).account
+    }
+
+    /// The process's working directory, without symbolic links (as the
+    /// rules keep theirs); nil when it cannot be known (removed).
+    static func workingDirectory() -> String? {
+        guard let path = getcwd(nil, 0) else { return nil }
+        defer { free(path) }
+        return String(cString: path)
     }
 }
 
@@ -155,8 +178,7 @@ extension AccountWorkspace {
     /// in this shell would act on another account, so that a hint pasted as
     /// printed acts on this one.
     var lib: String {
-        let plain = try? AccountSelection.resolve(context.shellAccountSelector, in: index)
-        return plain?.isSameIdentity(as: account) == true ? "lib" : "lib -A \(name)"
+        context.shellAccount(in: index)?.isSameIdentity(as: account) == true ? "lib" : "lib -A \(name)"
     }
 }
 

@@ -8,28 +8,34 @@ struct OutboxSummary: Equatable {
     var pending = 0
     var conflicts = 0
     var rejected = 0
+    /// Books changed on the server and not pulled (`ServerContact`): not
+    /// the outbox's, but shown with its counts in the prompt.
+    var behind = 0
 
     static func read(storePath: String) -> OutboxSummary {
-        guard let store = try? AccountStore(readingFrom: storePath), let counts = try? store.outbox.counts() else {
-            return OutboxSummary()
-        }
-        return OutboxSummary(pending: counts.pending, conflicts: counts.conflicts, rejected: counts.rejected)
+        readIfPresent(storePath: storePath) ?? OutboxSummary()
     }
 
-    init(pending: Int = 0, conflicts: Int = 0, rejected: Int = 0) {
+    init(pending: Int = 0, conflicts: Int = 0, rejected: Int = 0, behind: Int = 0) {
         self.pending = pending
         self.conflicts = conflicts
         self.rejected = rejected
+        self.behind = behind
     }
 
-    init(_ counts: (pending: Int, conflicts: Int, rejected: Int)) {
-        self.init(pending: counts.pending, conflicts: counts.conflicts, rejected: counts.rejected)
+    init(_ counts: (pending: Int, conflicts: Int, rejected: Int), behind: Int = 0) {
+        self.init(pending: counts.pending, conflicts: counts.conflicts, rejected: counts.rejected, behind: behind)
+    }
+
+    /// The store's counts and what it was last told it is behind by.
+    init(_ store: AccountStore) throws {
+        self.init(try store.outbox.counts(), behind: try store.contact.heard().behind ?? 0)
     }
 
     /// The counts, or nil when the store cannot be read.
     static func readIfPresent(storePath: String) -> OutboxSummary? {
-        guard let store = try? AccountStore(readingFrom: storePath), let counts = try? store.outbox.counts() else { return nil }
-        return OutboxSummary(counts)
+        guard let store = try? AccountStore(readingFrom: storePath) else { return nil }
+        return try? OutboxSummary(store)
     }
 
     var isEmpty: Bool { pending + conflicts + rejected == 0 }

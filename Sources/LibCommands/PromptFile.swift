@@ -34,7 +34,7 @@ final class PromptFile: OutboxObserver {
     /// The segment for these outbox counts.
     func segment(_ counts: OutboxSummary) -> PromptSegment {
         PromptSegment(name: name, pending: counts.pending, conflicts: counts.conflicts,
-                      rejected: counts.rejected, setAside: setAside())
+                      rejected: counts.rejected, setAside: setAside(), behind: counts.behind)
     }
 
     /// The segment as the file has it (the UTF-8 or the ASCII line); when
@@ -98,9 +98,9 @@ final class PromptFile: OutboxObserver {
         unlink(path)
     }
 
-    func outboxDidCommit(_ counts: (pending: Int, conflicts: Int, rejected: Int)?) {
+    func outboxDidCommit(_ counts: (pending: Int, conflicts: Int, rejected: Int)?, behind: Int) {
         if let counts, holdsLock {
-            write(segment(OutboxSummary(pending: counts.pending, conflicts: counts.conflicts, rejected: counts.rejected)))
+            write(segment(OutboxSummary(counts, behind: behind)))
         }
         unlock()
     }

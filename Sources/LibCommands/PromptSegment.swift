@@ -1,21 +1,27 @@
 import LibAccounts
 import LibCLI
 
-/// What a shell prompt shows for an account: its alias or its name's short form and
-/// what waits (`alice ↑3 ≠1 ✗2 ⊘4`: 3 writes pending, 1 conflict, 2
-/// rejected, 4 set aside), or nothing at all when nothing waits. The ASCII
-/// form (`alice +3 =1 x2 ~4`) is for terminals whose locale is not UTF-8.
+/// What a shell prompt shows for an account: its alias or its name's short
+/// form and what waits (`alice ↑3 ↓5 ≠1 ✗2 ⊘4`: 3 writes pending, 5 books
+/// changed on the server and not pulled yet, 1 conflict, 2 rejected, 4 set
+/// aside), or nothing at all when nothing waits. The ASCII form (`alice +3
+/// v5 =1 x2 ~4`) is for terminals whose locale is not UTF-8.
 struct PromptSegment: Equatable {
     var name: String
     var pending = 0
     var conflicts = 0
     var rejected = 0
     var setAside = 0
+    /// Books changed on the server that this device has not pulled, as the
+    /// server last said (`ServerContact`).
+    var behind = 0
 
-    var isEmpty: Bool { pending + conflicts + rejected + setAside == 0 }
+    var isEmpty: Bool { pending + conflicts + rejected + setAside + behind == 0 }
 
     /// Each count's mark (UTF-8, ASCII), in the order the segment shows them.
     static let marks: [(unicode: String, ascii: String)] = [("↑", "+"), ("≠", "="), ("✗", "x"), ("⊘", "~")]
+    /// The mark of `behind`, shown after `pending`'s.
+    static let behindMark = (unicode: "↓", ascii: "v")
 
     /// The longest name a segment shows, in characters: a longer one is cut
     /// (`…`, ASCII `...`), so that a segment is at most this plus its counts.
@@ -27,7 +33,9 @@ struct PromptSegment: Equatable {
         // The prompt file goes to every prompt raw: never a control character
         // (names are checked at login; this holds whatever the index says).
         var text = Self.cut(TerminalText.escaped(name), unicode: unicode)
-        text += Self.counts([pending, conflicts, rejected, setAside], unicode: unicode)
+        text += Self.counts([pending], unicode: unicode)
+        if behind > 0 { text += " " + (unicode ? Self.behindMark.unicode : Self.behindMark.ascii) + String(behind) }
+        text += Self.counts([0, conflicts, rejected, setAside], unicode: unicode)
         return text
     }
 
@@ -52,20 +60,25 @@ struct PromptSegment: Equatable {
     }
 
     /// The prompt file's contents: the UTF-8 form on the first line, the
-    /// ASCII form on the second; empty when there is nothing to say (the
-    /// snippets then print nothing, and only a missing file makes them ask
-    /// `lib status --prompt`).
+    /// ASCII form on the second, each empty when there is nothing to say
+    /// (the snippets then print nothing for this account, and only a
+    /// missing file makes them ask `lib status --prompt`); then the name
+    /// alone, UTF-8 and ASCII, which leads the line when only other
+    /// accounts have something to say (`combined`).
     var fileContents: String {
-        isEmpty ? "" : text(unicode: true) + "\n" + text(unicode: false) + "\n"
+        let name = TerminalText.escaped(name)
+        return text(unicode: true) + "\n" + text(unicode: false) + "\n"
+            + Self.cut(name, unicode: true) + "\n" + Self.cut(name, unicode: false) + "\n"
     }
 
     /// The segment of the account in effect, then what waits in all other
     /// accounts, added up (`alice ↑2 · ↑1 ≠2`; ASCII `alice +2 | +1 =2`):
     /// however many accounts there are, the line stays short. With nothing
-    /// waiting for the account in effect, the others alone after the
-    /// separator (`· ↑1`), so that they never read as the current one's.
-    /// The snippets in contrib/prompt compose the same line.
-    static func combined(_ own: String, others: [String], unicode: Bool) -> String {
+    /// to say for the account in effect, its name alone before the
+    /// separator (`alice · ↑1`), so that the others' counts never read as
+    /// its own. What other accounts are behind by is not added: it waits
+    /// for nobody. The snippets in contrib/prompt compose the same line.
+    static func combined(_ own: String, name: String, others: [String], unicode: Bool) -> String {
         var sums = [0, 0, 0, 0]
         for other in others {
             for (i, count) in Self.parsedCounts(other).enumerated() { sums[i] += count }
@@ -73,7 +86,7 @@ struct PromptSegment: Equatable {
         let rest = counts(sums, unicode: unicode)
         guard !rest.isEmpty else { return own }
         let separator = unicode ? "·" : "|"
-        return own.isEmpty ? separator + rest : own + " " + separator + rest
+        return (own.isEmpty ? cut(TerminalText.escaped(name), unicode: unicode) : own) + " " + separator + rest
     }
 
     /// The counts of a segment's text (`bob ↑1 ≠2` or `bob +1 =2`): each

@@ -22,7 +22,7 @@ enum PushDryRun {
         if all {
             accounts = index.accounts
         } else {
-            accounts = [try AccountSelection.resolve(context.accountSelector, in: index)]
+            accounts = [try context.chooseAccount(in: index).account]
         }
         guard !accounts.isEmpty else {
             throw CommandFailure("Not signed in: run `lib login SERVER_URL`.", exitCode: .authentication)

@@ -29,7 +29,7 @@ extension AccountSelection.Failure: ReportableError {
     public var message: String { description }
     public var exitCode: ExitCode {
         switch self {
-        case .noAccounts, .noCurrent: return .authentication
+        case .noAccounts, .noCurrent, .ruleUnmatched: return .authentication
         case .notFound, .ambiguous: return .usage
         }
     }

@@ -28,14 +28,15 @@ enum StatusPrompt {
         }
         let line: String
         if all {
-            line = accounts.map(segment).filter { !$0.isEmpty }.joined(separator: " ")
+            line = accounts.map { segment($0.account) }.filter { !$0.isEmpty }.joined(separator: " ")
         } else {
             // The account in effect, then the other accounts that have
             // writes waiting, each from its own prompt file, in the order of
             // their directories' names (as the snippets' globs see them).
-            let others = index.accounts.filter { $0.name != accounts[0].name }.sorted { $0.name < $1.name }
-            line = PromptSegment.combined(segment(accounts[0]), others: others.map(segment).filter { !$0.isEmpty },
-                                          unicode: unicode)
+            let others = index.accounts.filter { $0.name != accounts[0].account.name }.sorted { $0.name < $1.name }
+            let own = accounts[0].account
+            line = PromptSegment.combined(segment(own), name: PromptSegment.shortName(of: own, among: index.accounts),
+                                          others: others.map(segment).filter { !$0.isEmpty }, unicode: unicode)
         }
         if context.globalOptions.json {
             let document = JSONObject([("prompt", .string(line))])

@@ -59,16 +59,20 @@ extension LibraryService {
         guard let since = ChangeCursor(parsing: sinceText) else {
             throw ProblemError(.badRequest("since must be a cursor from GET /v1/changes (its 'next'), not '\(sinceText)'"))
         }
-        let (page, state) = try store.read { db in
+        let device = FeedBehind.device(of: request)
+        let (page, state, behind) = try store.read { db in
             // Entries first, then the state: see ChangeLog.state.
             let page = try ChangeLog.page(after: since.seq, limit: limit, maxBytes: Self.maxPageBytes, in: db)
-            return (page, try ChangeLog.state(in: db))
+            let behind = try device.map { try ChangeLog.behind(after: page.end ?? since.seq, device: $0, in: db) }
+            return (page, try ChangeLog.state(in: db), behind)
         }
         guard since.epoch == state.epoch, since.seq >= state.horizon, since.seq <= state.newest else {
             throw ProblemError(Problem(status: 410, detail: "That cursor is older than the changes this server keeps (or from another database): list the books again"))
         }
         let next = ChangeCursor(epoch: state.epoch, seq: page.end ?? since.seq)
-        return (Self.changePage(page.entries, next: next, more: page.more), page.entries.isEmpty)
+        var response = Self.changePage(page.entries, next: next, more: page.more)
+        if let behind { response.headers.set(FeedBehind.behindHeader, String(behind)) }
+        return (response, page.entries.isEmpty)
     }
 
     /// The body is put together from the stored JSON texts, without parsing

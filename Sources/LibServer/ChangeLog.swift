@@ -65,7 +65,9 @@ enum ChangeLog {
     /// change of a book counting), and prunes tombstones older than
     /// `retention`. Call it last, just before the transaction commits: it
     /// takes the feed's lock, which is held until then (see above).
-    static func record(_ changes: [Change], at now: Double, retention: TimeInterval, in db: any SQLConnection) throws {
+    /// `device`: the writing device (`DeviceName`), nil when unknown.
+    static func record(_ changes: [Change], by device: String?, at now: Double, retention: TimeInterval,
+                       in db: any SQLConnection) throws {
         var last: [String: Int] = [:]
         for (index, change) in changes.enumerated() { last[change.id] = index }
         let changes = changes.enumerated().filter { last[$0.element.id] == $0.offset }.map(\.element)
@@ -81,15 +83,15 @@ enum ChangeLog {
             let deleted = SQLValue.text(postgresArray(changes.map { $0.deleted ? "1" : "0" }))
             try db.run("DELETE FROM changes WHERE book_id = ANY(?1::text[])", [ids])
             try db.run("""
-                INSERT INTO changes (book_id, deleted, at)
-                SELECT u.id, u.deleted, ?3::double precision FROM unnest(?1::text[], ?2::int[]) WITH ORDINALITY AS u(id, deleted, n)
+                INSERT INTO changes (book_id, deleted, at, device)
+                SELECT u.id, u.deleted, ?3::double precision, ?4 FROM unnest(?1::text[], ?2::int[]) WITH ORDINALITY AS u(id, deleted, n)
                 ORDER BY u.n
-                """, [ids, deleted, .real(now)])
+                """, [ids, deleted, .real(now), device.map(SQLValue.text) ?? .null])
         case .sqlite:
             for change in changes {
                 try db.run("DELETE FROM changes WHERE book_id = ?1", [.text(change.id)])
-                try db.run("INSERT INTO changes (book_id, deleted, at) VALUES (?1, ?2, ?3)",
-                           [.text(change.id), .integer(change.deleted ? 1 : 0), .real(now)])
+                try db.run("INSERT INTO changes (book_id, deleted, at, device) VALUES (?1, ?2, ?3, ?4)",
+                           [.text(change.id), .integer(change.deleted ? 1 : 0), .real(now), device.map(SQLValue.text) ?? .null])
             }
         }
         let cutoff = now - retention
@@ -103,6 +105,19 @@ enum ChangeLog {
     private static func postgresArray(_ texts: [String]) -> String {
         "{" + texts.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
             .joined(separator: ",") + "}"
+    }
+
+    /// The most `behind` counts: a device further behind hears "at least this".
+    static let behindCap = 100_000
+
+    /// How many books changed after position `after` whose latest change
+    /// is not `device`'s own write: what that device has yet to pull (at
+    /// most `behindCap`).
+    static func behind(after: Int64, device: String?, in db: any SQLConnection) throws -> Int {
+        let notOwn = db.dialect == .postgresql ? "device IS DISTINCT FROM ?2" : "device IS NOT ?2"
+        let count = try db.scalar("SELECT count(*) FROM (SELECT 1 FROM changes WHERE seq > ?1 AND \(notOwn) LIMIT ?3) AS behind",
+                                  [.integer(after), device.map(SQLValue.text) ?? .null, .integer(Int64(behindCap))])?.integer
+        return Int(count ?? 0)
     }
 
     /// One page of the feed: its entries, the position it ends at (nil:

@@ -52,7 +52,7 @@ enum DemoData {
                 _ = try BookStore.write(id, document: document, over: nil, by: "demo", at: now, in: db)
             }
             let changes = books.indices.map { ChangeLog.Change(id: "b-\($0 + 1)", deleted: false) }
-            try ChangeLog.record(changes, at: now, retention: ChangeLog.defaultRetention, in: db)
+            try ChangeLog.record(changes, by: nil, at: now, retention: ChangeLog.defaultRetention, in: db)
         }
     }
 }

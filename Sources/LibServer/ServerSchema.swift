@@ -84,6 +84,12 @@ enum ServerSchema {
         ServerMigration("006-session-use", sql: """
             ALTER TABLE sessions ADD COLUMN used_at REAL;
             """),
+        // The device whose write made a book's latest change (the client's
+        // `Lib-Device`; NULL: unknown): what a device is behind by does not
+        // count its own writes (ChangeLog.behind).
+        ServerMigration("007-change-device", sql: """
+            ALTER TABLE changes ADD COLUMN device TEXT;
+            """),
     ]
 
     /// PostgreSQL's: the tables in the shape the SQLite migrations had
@@ -150,6 +156,10 @@ enum ServerSchema {
         // As SQLite's 006-session-use.
         ServerMigration("003-session-use", sql: """
             ALTER TABLE sessions ADD COLUMN used_at DOUBLE PRECISION;
+            """),
+        // As SQLite's 007-change-device.
+        ServerMigration("004-change-device", sql: """
+            ALTER TABLE changes ADD COLUMN device TEXT;
             """),
     ]
 }

@@ -41,7 +41,8 @@ extension LibraryService {
             let refused = Problem.forbidden("\(user.username) is a reader: only librarians may change books")
             return .respond(Self.batchAnswer(items.map { BatchResult(key: $0.key, problem: refused) }))
         }
-        let pipeline = writePipeline(by: user, wire: .v2)
+        var pipeline = writePipeline(by: user, wire: .v2)
+        pipeline.device = FeedBehind.device(of: request)
         // Checked before the transaction, as v1 checks a PUT's body: a create's document against the schema.
         var results: [BatchResult?] = items.map { item in pipeline.problemBeforeWriting(item).map { BatchResult(key: item.key, problem: $0) } }
         let toWrite = items.indices.filter { results[$0] == nil }
@@ -62,7 +63,20 @@ extension LibraryService {
         case .holdAfterCommit(let ms)?: usleep(useconds_t(ms) * 1000)
         default: break
         }
-        return .respond(Self.batchAnswer(results.compactMap { $0 }))
+        var answer = Self.batchAnswer(results.compactMap { $0 })
+        if let behind = try behind(request, device: pipeline.device) { answer.headers.set(FeedBehind.behindHeader, String(behind)) }
+        return .respond(answer)
+    }
+
+    /// What the device is behind by after its batch, when it gave a cursor
+    /// of this database (`Lib-Feed-Since`) and named itself.
+    private func behind(_ request: HTTPRequest, device: String?) throws -> Int? {
+        guard let device, let since = request.headers[FeedBehind.sinceHeader].flatMap(ChangeCursor.init(parsing:)) else { return nil }
+        return try store.read { db in
+            let state = try ChangeLog.state(in: db)
+            guard since.epoch == state.epoch, since.seq >= state.horizon, since.seq <= state.newest else { return nil }
+            return try ChangeLog.behind(after: since.seq, device: device, in: db)
+        }
     }
 
     private static func tooLarge(_ detail: String) -> Problem {

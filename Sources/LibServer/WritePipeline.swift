@@ -14,6 +14,8 @@ struct WritePipeline {
     let schema: BookSchema
     let clock: ServerClock
     let changeRetention: TimeInterval
+    /// The writing device (`Lib-Device`), recorded with its changes.
+    var device: String?
 
     /// How an item's idempotency key is held while it is applied.
     enum KeyHold {
@@ -70,7 +72,7 @@ struct WritePipeline {
             let settled = try items.map { item, hold in
                 try settle(item, holding: hold, books: &books, changes: &changes, at: now, in: db)
             }
-            try ChangeLog.record(changes, at: now, retention: changeRetention, in: db)
+            try ChangeLog.record(changes, by: device, at: now, retention: changeRetention, in: db)
             beforeCommit()
             return settled
         }

@@ -8,6 +8,8 @@ public final class AccountStore {
     public var deletionsSeen: SeenDeletions { SeenDeletions(db: database) }
     public var outbox: Outbox { Outbox(db: database) }
     public var pushedLog: PushedLog { PushedLog(db: database) }
+    /// What the server last said: behind by, last contact; the device's name.
+    public var contact: ServerContact { ServerContact(db: database) }
     /// The whole collection on this device and the change feed's cursor (`lib pull`).
     public func mirror(of collection: String) -> LibraryMirror { LibraryMirror(db: database, collection: collection) }
     /// Full text over the offline library, unsent writes applied (`lib search`).
@@ -24,7 +26,9 @@ public final class AccountStore {
             outboxWatch = TableChangeWatch(
                 database: database, table: "outbox",
                 willChange: { observer.outboxWillChange() },
-                didCommit: { db in observer.outboxDidCommit(try? Outbox(db: db).counts()) },
+                didCommit: { db in
+                    observer.outboxDidCommit(try? Outbox(db: db).counts(), behind: (try? ServerContact(db: db).heard().behind) ?? 0)
+                },
                 didRollBack: { observer.outboxDidRollBack() })
         }
     }
@@ -57,6 +61,7 @@ public final class AccountStore {
 /// what is not committed.
 public protocol OutboxObserver: AnyObject {
     func outboxWillChange()
-    func outboxDidCommit(_ counts: (pending: Int, conflicts: Int, rejected: Int)?)
+    /// `behind`: what the server last said this device is behind by (the prompt shows it too).
+    func outboxDidCommit(_ counts: (pending: Int, conflicts: Int, rejected: Int)?, behind: Int)
     func outboxDidRollBack()
 }

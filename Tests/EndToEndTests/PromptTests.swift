@@ -50,7 +50,7 @@ import TestSupport
     @Test func theBashSnippetStartsNoProcessAndShowsTheCounts() throws {
         let (alice, _server) = try aliceWithWork()
         let account = alice.account("alice", on: _server)
-        #expect(try String(contentsOfFile: promptFile(alice, account), encoding: .utf8) == "alice ↑2 ≠1\nalice +2 =1\n")
+        #expect(try String(contentsOfFile: promptFile(alice, account), encoding: .utf8) == "alice ↑2 ≠1\nalice +2 =1\nalice\nalice\n")
         // An interactive bash prints its prompt on stderr: PROMPT_COMMAND and PS1 as sourcing set them.
         for (locale, segment) in [("C.UTF-8", "alice ↑2 ≠1"), ("C", "alice +2 =1")] {
             let (result, programs) = try tracedShell(alice, "/bin/bash", ["--norc", "--noprofile", "-i", "-c",
@@ -255,14 +255,15 @@ import TestSupport
             ". \(snippets)/lib-prompt.bash; __lib_prompt_update; echo \"$LIB_PROMPT\""], locale: "C.UTF-8")
         #expect(result.stdout == "alice ↑2 ≠1\n", "\(result)")
         #expect(programs == ["bash", "lib"], "only lib status --prompt, once: \(programs)")
-        #expect(try String(contentsOfFile: file, encoding: .utf8) == "alice ↑2 ≠1\nalice +2 =1\n")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "alice ↑2 ≠1\nalice +2 =1\nalice\nalice\n")
     }
 
     @Test func nothingToSayIsAnEmptyFileAndAnEmptyPrompt() throws {
         let server = try startDemoServer()
         let alice = try LibHarness()
         try alice.login("alice", to: server)
-        #expect(try String(contentsOfFile: promptFile(alice, alice.account("alice", on: server)), encoding: .utf8) == "")
+        #expect(try String(contentsOfFile: promptFile(alice, alice.account("alice", on: server)), encoding: .utf8) == "\n\nalice\nalice\n",
+                "empty segments, then the name alone")
         let (result, programs) = try tracedShell(alice, "/bin/bash", ["--norc", "--noprofile", "-c",
             "PS1='$ '; . \(snippets)/lib-prompt.bash; __lib_prompt_update; echo \"${PS1@P}\""], locale: "C.UTF-8")
         #expect(result.stdout == "$ \n", "\(result)")
@@ -290,7 +291,7 @@ import TestSupport
                     .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
                 if access(file, F_OK) == 0 {
                     let shown = try String(contentsOfFile: file, encoding: .utf8)
-                    let expected = pending == 0 ? "" : "alice ↑\(pending)\nalice +\(pending)\n"
+                    let expected = (pending == 0 ? "\n\n" : "alice ↑\(pending)\nalice +\(pending)\n") + "alice\nalice\n"
                     #expect(shown == expected, "killed at \(call) #\(n): the file says \(shown.debugDescription), the store has \(pending) pending\n\(edit)")
                 }
                 if edit.status == 0 { break }
@@ -299,7 +300,7 @@ import TestSupport
                 // The next command that opens the store writes a missing file, right.
                 #expect(try alice.lib("status").status == 0)
                 let rewritten = try String(contentsOfFile: file, encoding: .utf8)
-                #expect(rewritten == (pending == 0 ? "" : "alice ↑\(pending)\nalice +\(pending)\n"), "after \(call) #\(n)")
+                #expect(rewritten == (pending == 0 ? "\n\n" : "alice ↑\(pending)\nalice +\(pending)\n") + "alice\nalice\n", "after \(call) #\(n)")
             }
         }
         #expect(kills > 4, "the edit was killed at \(kills) points")

@@ -217,14 +217,27 @@ private func machineWithAPushedTitle() throws -> Machine {
 }
 
 @Test func thePromptLineAddsUpWhatWaitsInOtherAccounts() {
-    #expect(PromptSegment.combined("alice ↑2", others: [], unicode: true) == "alice ↑2")
-    #expect(PromptSegment.combined("alice ↑2", others: ["bob ↑1"], unicode: true) == "alice ↑2 · ↑1")
-    #expect(PromptSegment.combined("", others: ["bob ↑1"], unicode: true) == "· ↑1", "no other account reads as the current one")
-    #expect(PromptSegment.combined("alice +2", others: ["bob +1", "carol =1", "dan +4 x2", "eve ~1"], unicode: false)
+    #expect(PromptSegment.combined("alice ↑2", name: "alice", others: [], unicode: true) == "alice ↑2")
+    #expect(PromptSegment.combined("alice ↑2", name: "alice", others: ["bob ↑1"], unicode: true) == "alice ↑2 · ↑1")
+    #expect(PromptSegment.combined("", name: "alice", others: ["bob ↑1"], unicode: true) == "alice · ↑1",
+            "never a bare '· ↑1': the account in effect leads, and the others' counts never read as its own")
+    #expect(PromptSegment.combined("", name: "alice", others: [], unicode: true) == "", "nothing waits anywhere: nothing")
+    #expect(PromptSegment.combined("alice +2", name: "alice", others: ["bob +1", "carol =1", "dan +4 x2", "eve ~1"], unicode: false)
             == "alice +2 | +5 =1 x2 ~1", "however many accounts: the line stays short")
+    #expect(PromptSegment.combined("alice ↑1", name: "alice", others: ["bob ↓7"], unicode: true) == "alice ↑1",
+            "what another account is behind by waits for nobody: not added")
     #expect(PromptSegment.cut("alice@library.example.org", unicode: true) == "alice@library.examp…")
     #expect(PromptSegment.cut("alice@library.example.org", unicode: false) == "alice@library.exa...")
     #expect(PromptSegment(name: "alice@library.example.org", pending: 1).text(unicode: true).count == PromptSegment.nameWidth + 3)
+}
+
+@Test func thePromptSegmentShowsWhatTheDeviceIsBehindBy() {
+    let segment = PromptSegment(name: "alice", pending: 2, conflicts: 1, behind: 5)
+    #expect(segment.text(unicode: true) == "alice ↑2 ↓5 ≠1")
+    #expect(segment.text(unicode: false) == "alice +2 v5 =1", "LC_ALL=C: no UTF-8 arrows")
+    #expect(PromptSegment(name: "alice", behind: 3).text(unicode: true) == "alice ↓3")
+    #expect(PromptSegment(name: "alice").fileContents == "\n\nalice\nalice\n", "the name stays in the file when nothing waits")
+    #expect(!PromptSegment(name: "alice", behind: 3).text(unicode: false).unicodeScalars.contains { !$0.isASCII })
 }
 
 /// The first pull's progress line fits 40 and 80 columns (a line that wraps

@@ -20,7 +20,7 @@ import TestSupport
                 let document = JSONObject([("title", .string("Book \(index)")), ("notes", .string(String(repeating: "é", count: size / 2)))])
                 _ = try BookStore.write("s-\(index)", document: document, over: nil, by: "test", at: 0, in: db)
             }
-            try ChangeLog.record(sizes.indices.map { ChangeLog.Change(id: "s-\($0)", deleted: false) }, at: 0,
+            try ChangeLog.record(sizes.indices.map { ChangeLog.Change(id: "s-\($0)", deleted: false) }, by: nil, at: 0,
                                  retention: ChangeLog.defaultRetention, in: db)
         }
         var pages: [[String]] = [], after: Int64 = 0, more = [Bool]()

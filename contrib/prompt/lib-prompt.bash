@@ -1,7 +1,9 @@
 # lib's prompt segment for bash: what waits on this device for the account in
 # effect (an exported LIB_ACCOUNT, else the current one: what lib itself
-# would act on from this shell), e.g. "alice ↑3 ≠1", then what waits in the
-# other accounts, added up ("alice ↑3 ≠1 · ↑1"), nothing when nothing waits.
+# would act on from this shell), e.g. "alice ↑3 ↓2 ≠1" (3 writes to push, 2
+# books changed on the server since the last pull, 1 conflict), then what
+# waits in the other accounts, added up ("alice ↑3 ≠1 · ↑1"), nothing when
+# nothing waits. With rules (`lib rule`), lib itself picks the account.
 # An account shows as its alias (lib switch ACCOUNT --alias NAME), else its
 # user name, with as much of the server as tells it from another account
 # (alice@example.org, alice@:19501); a name is cut to 20 characters.
@@ -41,6 +43,9 @@ __lib_prompt_update() {
       local matches=("$data/accounts/$account"*)
       if (( ${#matches[@]} == 1 )) && [[ -d ${matches[0]} ]]; then name=${matches[0]##*/}; else name=; fi
     fi
+  elif [[ -s $config/rules ]]; then
+    # A rule may choose the account by directory: lib decides.
+    name=
   elif [[ -f $config/current ]]; then
     { IFS= read -r name; } 2>/dev/null < "$config/current"
   else
@@ -53,11 +58,12 @@ __lib_prompt_update() {
   esac
   if [[ -n $name && -f $file ]]; then
     # Nothing on stderr at a prompt, ever (an unreadable file shows nothing).
-    { IFS= read -r utf8; IFS= read -r ascii; } 2>/dev/null < "$file"
+    local own_utf8 own_ascii
+    { IFS= read -r utf8; IFS= read -r ascii; IFS= read -r own_utf8; IFS= read -r own_ascii; } 2>/dev/null < "$file"
     [[ $unicode == yes ]] && LIB_PROMPT=$utf8 || LIB_PROMPT=$ascii
     # What waits in the other accounts, added up from their own prompt
     # files (the counts of their ASCII lines), as `lib status --prompt`
-    # composes it: "alice ↑2 · ↑1 ≠2"; "· ↑1" when nothing waits for this one.
+    # composes it: "alice ↑2 · ↑1 ≠2"; "alice · ↑1" when nothing waits for this one.
     local dir word sep='|' rest= i
     local -a words sums=(0 0 0 0) marks=('+' '=' 'x' '~')
     [[ $unicode == yes ]] && sep='·' marks=('↑' '≠' '✗' '⊘')
@@ -83,7 +89,10 @@ __lib_prompt_update() {
       (( sums[i] > 0 )) && rest+=" ${marks[i]}${sums[i]}"
     done
     if [[ -n $rest ]]; then
-      [[ -n $LIB_PROMPT ]] && LIB_PROMPT+=" $sep$rest" || LIB_PROMPT=$sep$rest
+      if [[ -z $LIB_PROMPT ]]; then
+        [[ $unicode == yes ]] && LIB_PROMPT=$own_utf8 || LIB_PROMPT=$own_ascii
+      fi
+      LIB_PROMPT+=" $sep$rest"
     fi
   else
     LIB_PROMPT=$(command lib status --prompt 2>/dev/null)
@@ -91,7 +100,7 @@ __lib_prompt_update() {
   # Only what a segment is made of reaches the terminal: any other
   # character (a control character, a bidi override) shows as "?".
   if [[ $unicode == yes ]]; then
-    LIB_PROMPT=${LIB_PROMPT//[^[:alnum:] @:.\{\}%_\\↑≠✗⊘·…+=~\[\]-]/?}
+    LIB_PROMPT=${LIB_PROMPT//[^[:alnum:] @:.\{\}%_\\↑↓≠✗⊘·…+=~\[\]-]/?}
   else
     LIB_PROMPT=${LIB_PROMPT//[^a-zA-Z0-9 @:.\{\}%_\\|+=~\[\]-]/?}
   fi

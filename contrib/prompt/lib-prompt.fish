@@ -39,6 +39,9 @@ function lib_prompt --description "lib's prompt segment: writes waiting on this 
             set name
             test (count $matches) -eq 1; and set name (string replace -r '.*/([^/]+)/$' '$1' -- $matches[1])
         end
+    else if test -s $config/rules
+        # A rule may choose the account by directory: lib decides.
+        set name
     else if test -f $config/current
         read -l current < $config/current 2>/dev/null; and set name $current
     else
@@ -58,7 +61,7 @@ function lib_prompt --description "lib's prompt segment: writes waiting on this 
         set -l segment (__lib_prompt_line $file $line)
         # What waits in the other accounts, added up from their own prompt
         # files (the counts of their ASCII lines), as `lib status --prompt`
-        # composes it: "alice ↑2 · ↑1 ≠2"; "· ↑1" when nothing waits here.
+        # composes it: "alice ↑2 · ↑1 ≠2"; "alice · ↑1" when nothing waits here.
         set -l sums 0 0 0 0
         set -l marks + = x '~'
         test $line = 1; and set marks ↑ ≠ ✗ ⊘
@@ -91,7 +94,7 @@ function lib_prompt --description "lib's prompt segment: writes waiting on this 
             if test -n "$segment"
                 set shown "$segment $sep "(string join ' ' -- $rest)
             else
-                set shown "$sep "(string join ' ' -- $rest)
+                set shown (__lib_prompt_line $file (math $line + 2))" $sep "(string join ' ' -- $rest)
             end
         end
         __lib_prompt_shown $shown
@@ -114,7 +117,7 @@ end
 # Only what a segment is made of reaches the terminal: any other character
 # (a control character, a bidi override) shows as "?".
 function __lib_prompt_shown
-    echo -n (string replace -ra '[^\p{L}\p{N} @:.\[\]{}%_\\\\↑≠✗⊘·…|+=~-]' '?' -- $argv[1])
+    echo -n (string replace -ra '[^\p{L}\p{N} @:.\[\]{}%_\\\\↑↓≠✗⊘·…|+=~-]' '?' -- $argv[1])
 end
 
 if test "$LIB_PROMPT_PS1" != no; and not functions -q __lib_original_fish_prompt

@@ -42,6 +42,9 @@ __lib_prompt_update() {
       local -a matches=("$data/accounts/$account"*(N/))
       (( ${#matches} == 1 )) && name=${matches[1]:t} || name=
     fi
+  elif [[ -s $config/rules ]]; then
+    # A rule may choose the account by directory: lib decides.
+    name=
   elif [[ -f $config/current ]]; then
     { IFS= read -r name; } 2>/dev/null < "$config/current"
   else
@@ -54,11 +57,12 @@ __lib_prompt_update() {
   esac
   if [[ -n $name && -f $file ]]; then
     # Nothing on stderr at a prompt, ever (an unreadable file shows nothing).
-    { IFS= read -r utf8; IFS= read -r ascii; } 2>/dev/null < "$file"
+    local own_utf8 own_ascii
+    { IFS= read -r utf8; IFS= read -r ascii; IFS= read -r own_utf8; IFS= read -r own_ascii; } 2>/dev/null < "$file"
     [[ $unicode == yes ]] && LIB_PROMPT=$utf8 || LIB_PROMPT=$ascii
     # What waits in the other accounts, added up from their own prompt
     # files (the counts of their ASCII lines), as `lib status --prompt`
-    # composes it: "alice ↑2 · ↑1 ≠2"; "· ↑1" when nothing waits for this one.
+    # composes it: "alice ↑2 · ↑1 ≠2"; "alice · ↑1" when nothing waits for this one.
     local dir word sep='|' rest=
     local -i i
     local -a words marks=('+' '=' 'x' '~')
@@ -88,7 +92,10 @@ __lib_prompt_update() {
       (( sums[i] > 0 )) && rest+=" ${marks[i]}${sums[i]}"
     done
     if [[ -n $rest ]]; then
-      [[ -n $LIB_PROMPT ]] && LIB_PROMPT+=" $sep$rest" || LIB_PROMPT=$sep$rest
+      if [[ -z $LIB_PROMPT ]]; then
+        [[ $unicode == yes ]] && LIB_PROMPT=$own_utf8 || LIB_PROMPT=$own_ascii
+      fi
+      LIB_PROMPT+=" $sep$rest"
     fi
   else
     LIB_PROMPT=$(command lib status --prompt 2>/dev/null)
@@ -97,7 +104,7 @@ __lib_prompt_update() {
   # character (a control character, a bidi override) shows as "?". A "%"
   # stays, and is quoted where the value goes into PROMPT.
   if [[ $unicode == yes ]]; then
-    LIB_PROMPT=${LIB_PROMPT//[^[:alnum:] @:.\{\}%_\\↑≠✗⊘·…+=~\[\]-]/?}
+    LIB_PROMPT=${LIB_PROMPT//[^[:alnum:] @:.\{\}%_\\↑↓≠✗⊘·…+=~\[\]-]/?}
   else
     LIB_PROMPT=${LIB_PROMPT//[^a-zA-Z0-9 @:.\{\}%_\\|+=~\[\]-]/?}
   fi

@@ -63,8 +63,7 @@ enum Doctor: Verb {
         let directories = try context.directories
         let index = try AccountIndex.load(from: directories.config)
         let paths = AccountPaths(directories: directories)
-        let accounts = context.accountSelector == nil
-            ? index.accounts : [try AccountSelection.resolve(context.accountSelector, in: index)]
+        let accounts = context.namesAccount ? [try context.chooseAccount(in: index).account] : index.accounts
         if accounts.isEmpty {
             checks.append(.warning("accounts", "none signed in", fix: "run `lib login SERVER_URL`"))
         }

@@ -190,11 +190,13 @@ enum Login: Verb {
         let store = try workspace.openStore()
         let restored = try offerSetAsideWrites(workspace, store: store, restore: options.restore)
 
-        index.add(account)
-        try index.save(to: directories.config)
+        index = try AccountIndex.update(in: directories.config) { index in
+            index.add(account)
+            return index
+        }
         // The set-aside count changed under the outbox's feet, and accounts
         // of the same user name now need a longer short name.
-        PromptFile(workspace).rewrite((try? OutboxSummary(store.outbox.counts())) ?? OutboxSummary())
+        PromptFile(workspace).rewrite((try? OutboxSummary(store)) ?? OutboxSummary())
         PromptFile.forgetNamesakes(of: account, in: index, paths: paths)
 
         if context.globalOptions.json {

@@ -104,9 +104,10 @@ enum Logout: Verb {
         }
 
         paths.removeAccountFiles(name)
-        var index = workspace.index
-        index.remove(named: name)
-        try index.save(to: try context.directories.config)
+        let index = try AccountIndex.update(in: try context.directories.config) { index in
+            index.remove(named: name)
+            return index
+        }
         PromptFile.forgetNamesakes(of: workspace.account, in: index, paths: paths)
         _ = lock
 

@@ -129,7 +129,8 @@ enum Pull: Verb {
                      stopRequested: @escaping () -> Bool = { false }) throws -> LibraryPull<HTTPLibrarySource>.Outcome {
         let context = workspace.context
         let store = try workspace.openStore()
-        let api = workspace.api(token: try workspace.token())
+        let (api, heard) = try workspace.watchedAPI(token: try workspace.token(), store: store)
+        defer { workspace.recordContact(heard, store: store) }
         // The server's schema checks what the pull keeps: fetched first only
         // when none is stored; a stale copy is refreshed after the pull.
         do {

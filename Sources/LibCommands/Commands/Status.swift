@@ -58,6 +58,8 @@ enum Status: Verb {
         let writes: [WriteDescription]
         /// How its hints start: `lib`, or `lib -A NAME` (`AccountWorkspace.lib`).
         var lib = "lib"
+        /// What chose the account (`account_source`); nil with `--all`.
+        var source: AccountSelection.Source?
     }
 
     enum Format { case long, short, porcelain, prompt, json }
@@ -83,13 +85,14 @@ enum Status: Verb {
         return .long
     }
 
-    /// Every account with `--all`, else the one in effect; nil when no
-    /// account was asked for and none is signed in.
-    static func selectedAccounts(all: Bool, _ index: AccountIndex, _ context: CommandContext) throws -> [Account]? {
-        if all { return index.accounts }
-        let selector = context.accountSelector
-        if selector == nil && index.accounts.isEmpty { return nil }
-        return [try AccountSelection.resolve(selector, in: index)]
+    /// Every account with `--all`, else the one in effect and what chose
+    /// it; nil when no account was asked for and none is signed in.
+    static func selectedAccounts(all: Bool, _ index: AccountIndex, _ context: CommandContext)
+        throws -> [(account: Account, source: AccountSelection.Source?)]? {
+        if all { return index.accounts.map { ($0, nil) } }
+        if !context.namesAccount && index.accounts.isEmpty { return nil }
+        let choice = try context.chooseAccount(in: index)
+        return [(choice.account, choice.source)]
     }
 
     static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
@@ -103,7 +106,7 @@ enum Status: Verb {
         guard let accounts = try selectedAccounts(all: options.all, index, context) else {
             return notSignedIn(format, context, setAside: elsewhere.setAsideWithoutAccount())
         }
-        for account in accounts {
+        for (account, _) in accounts {
             AccountWorkspace(context, paths: paths, index: index, account: account).writePromptFileIfMissing()
         }
         let setAside = SetAsideOutboxes(directory: paths.setAsideDirectory)
@@ -111,7 +114,7 @@ enum Status: Verb {
         // it may hold the only copy of unsent writes (the prompt line stays
         // as it is: it must never print a problem into a prompt).
         var damaged: [String] = []
-        let lines = accounts.compactMap { account -> Line? in
+        let lines = accounts.compactMap { account, source -> Line? in
             let storePath = paths.storePath(account.name)
             if format != .prompt, let problem = damage(storePath: storePath, account: account.name) {
                 damaged.append(problem)
@@ -121,7 +124,7 @@ enum Status: Verb {
                         summary: OutboxSummary.read(storePath: storePath),
                         setAside: setAside.count(for: SetAsideOutboxes.identityKey(origin: account.origin.description, userID: account.userID)),
                         writes: format == .prompt ? [] : OutboxSummary.writes(storePath: storePath),
-                        lib: AccountWorkspace(context, paths: paths, index: index, account: account).lib)
+                        lib: AccountWorkspace(context, paths: paths, index: index, account: account).lib, source: source)
         }
         let now = context.now().secondsSince1970
         switch format {
@@ -135,7 +138,7 @@ enum Status: Verb {
             for line in lines { context.standardOutput.write(short(line)) }
         case .long:
             context.standardOutput.write(lines.map { long($0, now: now, painter: context.outputPainter) }.joined(separator: "\n"))
-            let others = elsewhere.otherAccounts(besides: accounts, verb: "push") + elsewhere.setAsideWithoutAccount()
+            let others = elsewhere.otherAccounts(besides: accounts.map(\.account), verb: "push") + elsewhere.setAsideWithoutAccount()
             if !others.isEmpty { context.standardOutput.write("\n" + others.joined(separator: "\n") + "\n") }
         }
         for problem in damaged { context.standardError.write("\(ProgramInfo.name): \(problem)\n") }
@@ -233,7 +236,7 @@ enum Status: Verb {
 
     /// On a terminal, what waits is yellow and what needs a decision red.
     static func long(_ line: Line, now: Double, painter: TextPainter = TextPainter(isEnabled: false)) -> String {
-        var text = "On \(painter.paint(line.account, .bold))\(line.current ? "" : " (not the current account)")\n"
+        var text = "On \(painter.paint(line.account, .bold))\(chosen(line))\n"
         let s = line.summary
         if s.isEmpty { text += painter.paint("Nothing waiting to be sent.", .green) + "\n" }
         let groups: [(OutboxItem.Status, String, String, TextStyle)] = [
@@ -257,6 +260,14 @@ enum Status: Verb {
             text += "\(Wording.writes(line.setAside).capitalizedFirst) set aside at logout (restored at your next `\(line.lib) login`).\n"
         }
         return text
+    }
+
+    /// Why this account, when not as the default: " (the rule for ~/work)".
+    static func chosen(_ line: Line) -> String {
+        switch line.source {
+        case .rule(let directory): " (the rule for \(TerminalText.escaped(directory)))"
+        case .option, .environment, .current, nil: line.current ? "" : " (not the current account)"
+        }
     }
 
     /// "title, year · 2 minutes ago · sent at 10:02, no answer (2 attempts): …".
@@ -287,7 +298,17 @@ enum Status: Verb {
             ("account", .string(line.account)), ("current", .bool(line.current)), ("pending", .integer(Int64(s.pending))),
             ("conflicts", .integer(Int64(s.conflicts))), ("rejected", .integer(Int64(s.rejected))),
             ("set_aside", .integer(Int64(line.setAside))), ("writes", .array(line.writes.map(json))),
-        ]))
+        ] + source(line.source)))
+    }
+
+    /// `account_source` (option, environment, rule, current) and, for a
+    /// rule, `account_rule` (its directory); nothing with `--all`.
+    static func source(_ source: AccountSelection.Source?) -> [(String, JSONValue)] {
+        switch source {
+        case nil: []
+        case .rule(let directory): [("account_source", .string("rule")), ("account_rule", .string(directory))]
+        case let source?: [("account_source", .string(source.name))]
+        }
     }
 
     /// One write: `path`, `kind`, `status`, `fields`, `created_at` (unix

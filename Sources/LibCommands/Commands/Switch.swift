@@ -72,17 +72,20 @@ enum Switch: Verb {
 
     static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
         let directories = try context.directories
-        var index = try AccountIndex.load(from: directories.config)
         guard let selector = options.account else {
-            return try list(index, paths: AccountPaths(directories: directories), context)
+            return try list(try AccountIndex.load(from: directories.config), paths: AccountPaths(directories: directories), context)
         }
-        let account = try AccountSelection.resolve(selector, in: index)
-        index.currentName = account.name
-        if let alias = options.alias {
-            try checkAliasIsFree(alias, for: account.name, in: index)
-            index.setAlias(alias.isEmpty ? nil : alias, of: account.name)
+        // Only the default changes (a new `current` file renamed over the
+        // old one): a command already running keeps the account it chose.
+        let (index, account) = try AccountIndex.update(in: directories.config) { index in
+            let account = try AccountSelection.resolve(selector, in: index)
+            index.currentName = account.name
+            if let alias = options.alias {
+                try checkAliasIsFree(alias, for: account.name, in: index)
+                index.setAlias(alias.isEmpty ? nil : alias, of: account.name)
+            }
+            return (index, account)
         }
-        try index.save(to: directories.config)
         if options.alias != nil, let renamed = index.account(named: account.name) {
             // The prompt file shows the new short name from the next prompt on.
             let paths = AccountPaths(directories: directories)
