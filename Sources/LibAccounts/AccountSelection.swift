@@ -68,7 +68,7 @@ public enum AccountSelection {
 
     /// The account a rule names: by its full name (or alias), or the one
     /// account signed in at the origin it names.
-    static func account(for rule: AccountRules.Rule, in index: AccountIndex) throws(Failure) -> Account {
+    public static func account(for rule: AccountRules.Rule, in index: AccountIndex) throws(Failure) -> Account {
         if rule.namesOrigin {
             let there = index.accounts.filter { $0.origin.description == rule.account }
             if there.count > 1 { throw .ambiguous(rule.account, matches: there.map(\.name)) }

@@ -124,7 +124,8 @@ struct AccountPush {
                                      memory: protocolMemory(store), stopRequested: stopRequested)
         var backoff = RetryBackoff()
         var tally = Tally()
-        let counter = PushProgress(progress: progress, pending: try store.outbox.counts().pending)
+        let counter = PushProgress(progress: progress, pending: try store.outbox.counts().pending,
+                                   records: ProgressRecords(workspace.context, command: "push", account: name))
         while true {
             // The context's clock (a fixed one in LibCommandsTests): when a write was sent.
             let (report, stopped) = try PushRun(store: store, generation: generation)

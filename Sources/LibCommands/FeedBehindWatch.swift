@@ -59,7 +59,7 @@ extension AccountWorkspace {
         let plain = api(token: token, timeout: timeout)
         let heard = FeedBehindWatch.Heard()
         let watch = FeedBehindWatch(base: plain.transport, device: try store.contact.deviceName(),
-                                    cursor: try store.mirror(of: "books").cursor(), heard: heard)
+                                    cursor: try store.mirror(of: Pull.collection.description).cursor(), heard: heard)
         return (ServerAPI(transport: watch, origin: plain.origin, token: token), heard)
     }
 

@@ -21,6 +21,12 @@ public struct ServerContact {
         public var behind: Int?
         public var behindAt: UnixSeconds?
         public var lastContact: UnixSeconds?
+
+        public init(behind: Int? = nil, behindAt: UnixSeconds? = nil, lastContact: UnixSeconds? = nil) {
+            self.behind = behind
+            self.behindAt = behindAt
+            self.lastContact = lastContact
+        }
     }
 
     private static let behindKey = "feed_behind"

@@ -138,7 +138,7 @@ enum Pull: Verb {
         } catch {
             throw workspace.explained(error)
         }
-        let progress = PullProgress(context, server: workspace.account.origin.hostAndPort, enabled: !forWatcher)
+        let progress = PullProgress(context, server: workspace.account.origin.hostAndPort, account: workspace.name, enabled: !forWatcher)
         defer { progress.clear() }
         var pull = store.pull(collection, from: HTTPLibrarySource(collection, api: api, rules: try BookRules.forAccount(store)), context)
         pull.progress = { progress.show(listed: $0, of: $1) }

@@ -70,6 +70,8 @@ enum Rule: Verb {
         case .set(let directory, let selector):
             let index = try AccountIndex.load(from: config)
             let rule = AccountRules.Rule(directory: try canonical(directory), account: try ruleAccount(selector, in: index))
+            // A server's URL must name one signed-in account now, as it will at each use.
+            _ = try AccountSelection.account(for: rule, in: index)
             try edit(config) { $0.set(rule) }
             report([("directory", .string(rule.directory)), ("account", .string(rule.account))],
                    "Commands in \(rule.directory) act on \(rule.account).", context)

@@ -60,6 +60,22 @@ enum Status: Verb {
         var lib = "lib"
         /// What chose the account (`account_source`); nil with `--all`.
         var source: AccountSelection.Source?
+        /// What the server last said and when the library was last pulled
+        /// whole (not read for `--prompt`).
+        var sync = SyncState()
+    }
+
+    /// Behind by (as the server last said), the last contact and the last complete pull.
+    struct SyncState {
+        var heard = ServerContact.Heard()
+        var lastCompletePull: UnixSeconds?
+
+        /// Read without creating or migrating anything; nothing known when the store cannot be read.
+        static func read(storePath: String) -> SyncState {
+            guard access(storePath, F_OK) == 0, let store = try? AccountStore(readingFrom: storePath) else { return SyncState() }
+            return SyncState(heard: (try? store.contact.heard()) ?? ServerContact.Heard(),
+                             lastCompletePull: try? store.mirror(of: Pull.collection.description).lastPulled())
+        }
     }
 
     enum Format { case long, short, porcelain, prompt, json }
@@ -124,7 +140,8 @@ enum Status: Verb {
                         summary: OutboxSummary.read(storePath: storePath),
                         setAside: setAside.count(for: SetAsideOutboxes.identityKey(origin: account.origin.description, userID: account.userID)),
                         writes: format == .prompt ? [] : OutboxSummary.writes(storePath: storePath),
-                        lib: AccountWorkspace(context, paths: paths, index: index, account: account).lib, source: source)
+                        lib: AccountWorkspace(context, paths: paths, index: index, account: account).lib, source: source,
+                        sync: format == .prompt ? SyncState() : SyncState.read(storePath: storePath))
         }
         let now = context.now().secondsSince1970
         switch format {
@@ -259,6 +276,25 @@ enum Status: Verb {
         if line.setAside > 0 {
             text += "\(Wording.writes(line.setAside).capitalizedFirst) set aside at logout (restored at your next `\(line.lib) login`).\n"
         }
+        text += sync(line, now: now, painter: painter)
+        return text
+    }
+
+    /// "3 books changed on the server since your last pull (it said so 2
+    /// minutes ago): run `lib pull`." and when the library was last pulled
+    /// whole and the server last answered, each when known.
+    static func sync(_ line: Line, now: Double, painter: TextPainter) -> String {
+        let heard = line.sync.heard
+        var text = ""
+        if let behind = heard.behind, behind > 0, let at = heard.behindAt {
+            let books = behind >= 100_000 ? "At least 100,000 books" : Wording.count(behind, "book").capitalizedFirst
+            text += painter.paint("\(books) changed on the server since your last pull", .yellow)
+                + " (it said so \(AgeWording.describe(seconds: now - at))): run `\(line.lib) pull`.\n"
+        }
+        var times: [String] = []
+        if let pulled = line.sync.lastCompletePull { times.append("last complete pull \(AgeWording.describe(seconds: now - pulled))") }
+        if let contact = heard.lastContact { times.append("last contact with the server \(AgeWording.describe(seconds: now - contact))") }
+        if !times.isEmpty { text += times.joined(separator: "; ").capitalizedFirst + ".\n" }
         return text
     }
 
@@ -298,7 +334,7 @@ enum Status: Verb {
             ("account", .string(line.account)), ("current", .bool(line.current)), ("pending", .integer(Int64(s.pending))),
             ("conflicts", .integer(Int64(s.conflicts))), ("rejected", .integer(Int64(s.rejected))),
             ("set_aside", .integer(Int64(line.setAside))), ("writes", .array(line.writes.map(json))),
-        ] + source(line.source)))
+        ] + source(line.source) + sync(line.sync)))
     }
 
     /// `account_source` (option, environment, rule, current) and, for a
@@ -309,6 +345,15 @@ enum Status: Verb {
         case .rule(let directory): [("account_source", .string("rule")), ("account_rule", .string(directory))]
         case let source?: [("account_source", .string(source.name))]
         }
+    }
+
+    /// `behind` (books changed on the server and not pulled, as it last
+    /// said; null when it never said) and `behind_at`, `last_contact`,
+    /// `last_complete_pull` (unix seconds, or null).
+    static func sync(_ sync: SyncState) -> [(String, JSONValue)] {
+        func seconds(_ time: UnixSeconds?) -> JSONValue { time.map { .integer(Int64($0.rounded(.down))) } ?? .null }
+        return [("behind", sync.heard.behind.map { JSONValue.integer(Int64($0)) } ?? .null), ("behind_at", seconds(sync.heard.behindAt)),
+                ("last_contact", seconds(sync.heard.lastContact)), ("last_complete_pull", seconds(sync.lastCompletePull))]
     }
 
     /// One write: `path`, `kind`, `status`, `fields`, `created_at` (unix
