@@ -62,7 +62,7 @@ end
 # Succeeds when option $argv[2] of command $argv[1] takes a separate value.
 function __lib_takes_value
     switch "$argv[1] $argv[2]"
-        case 'login --user' 'login --alias' 'login -A' 'login --account' 'logout -A' 'logout --account' 'switch --alias' 'switch -A' 'switch --account' 'get --timeout' 'get -A' 'get --account' 'edit -A' 'edit --account' 'new -A' 'new --account' 'push --wait' 'push -A' 'push --account' 'pull -A' 'pull --account' 'search --sort' 'search --limit' 'search -A' 'search --account' 'status -A' 'status --account' 'diff -A' 'diff --account' 'discard -A' 'discard --account' 'restore -A' 'restore --account' 'log -n' 'log --max-count' 'log -A' 'log --account' 'revert -A' 'revert --account' 'resolve -A' 'resolve --account' 'doctor -A' 'doctor --account' 'completion -A' 'completion --account' 'help -A' 'help --account'
+        case 'login --user' 'login --alias' 'login -A' 'login --account' 'logout -A' 'logout --account' 'switch --alias' 'switch -A' 'switch --account' 'rule -A' 'rule --account' 'get --timeout' 'get -A' 'get --account' 'edit -A' 'edit --account' 'new -A' 'new --account' 'push --wait' 'push -A' 'push --account' 'pull -A' 'pull --account' 'search --sort' 'search --limit' 'search -A' 'search --account' 'status -A' 'status --account' 'diff -A' 'diff --account' 'discard -A' 'discard --account' 'restore -A' 'restore --account' 'log -n' 'log --max-count' 'log -A' 'log --account' 'revert -A' 'revert --account' 'resolve -A' 'resolve --account' 'doctor -A' 'doctor --account' 'completion -A' 'completion --account' 'help -A' 'help --account'
             return 0
     end
     return 1
@@ -81,6 +81,7 @@ complete -c lib -n 'not __lib_command' -l version -d 'Print the version and exit
 complete -c lib -n 'not __lib_command' -a login -d 'Sign in to a server; keep the token in the keyring'
 complete -c lib -n 'not __lib_command' -a logout -d 'Sign out; set unsent writes aside'
 complete -c lib -n 'not __lib_command' -a switch -d 'Choose the current account, or list accounts'
+complete -c lib -n 'not __lib_command' -a rule -d 'Choose the account by the directory you work in'
 complete -c lib -n 'not __lib_command' -a get -d 'Print a resource, fresh or from the cache'
 complete -c lib -n 'not __lib_command' -a edit -d 'Change a resource; the change waits in the outbox'
 complete -c lib -n 'not __lib_command' -a new -d 'Make a new document, with an id made here'
@@ -133,6 +134,16 @@ complete -c lib -n '__lib_using switch' -s q -l quiet -d 'Print nothing but prob
 complete -c lib -n '__lib_using switch' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using switch' -l no-color -d 'Never colour the output'
 complete -c lib -n '__lib_at_argument switch 1' -a '(lib __complete accounts 2>/dev/null)' -d 'The account to make current'
+
+# lib rule
+complete -c lib -n '__lib_using rule' -l remove -d 'Remove the rule for DIR'
+complete -c lib -n '__lib_using rule' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using rule' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using rule' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using rule' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using rule' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using rule' -l no-color -d 'Never colour the output'
+complete -c lib -n '__lib_at_argument rule 2' -a '(lib __complete accounts 2>/dev/null)' -d 'The account, or a server\'s URL (the account signed in there)'
 
 # lib get
 complete -c lib -n '__lib_using get; and not __fish_seen_argument -l fresh' -l offline -d 'Print the cached copy; never touch the network'
@@ -307,4 +318,4 @@ complete -c lib -n '__lib_using help' -l json -d 'Print one JSON document instea
 complete -c lib -n '__lib_using help' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using help' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using help' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument help 1' -a 'login logout switch get edit new push pull search status diff discard restore log revert resolve doctor completion help' -d 'The command to explain'
+complete -c lib -n '__lib_at_argument help 1' -a 'login logout switch rule get edit new push pull search status diff discard restore log revert resolve doctor completion help' -d 'The command to explain'

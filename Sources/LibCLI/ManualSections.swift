@@ -20,7 +20,8 @@ enum ManualSections {
         Global options may be given anywhere on the line, before or after the \
         command (-- ends options). ACCOUNT is user@host[:port] or \
         any unambiguous prefix of it, such as alice; it is taken from -A, else \
-        from LIB_ACCOUNT, else the current account (see switch). Every \
+        from LIB_ACCOUNT, else the rule for the working directory (see \
+        rule), else the current account (see switch). Every \
         command's output names the account it acted on. Summaries go to \
         standard output, problems to standard error; colour is used only on \
         a terminal, tables are cut to its width, and long output goes through \
@@ -54,7 +55,7 @@ enum ManualSections {
             When set and not empty, the single directory for all of lib's files: \
             config and data below it.
             """),
-        Entry(term: "LIB_ACCOUNT", text: "The account to act as when -A is not given."),
+        Entry(term: "LIB_ACCOUNT", text: "The account to act as when -A is not given (before any rule)."),
         Entry(term: "XDG_CONFIG_HOME, XDG_DATA_HOME", text: """
             Where lib's configuration and data go when LIB_HOME is not \
             set: a lib directory in each, by default in ~/.config and \
@@ -121,7 +122,8 @@ enum ManualSections {
     static let files: [Entry] = [
         Entry(term: "$LIB_HOME/config, else ~/.config/lib", text: """
             Configuration: accounts, the signed-in accounts, one a line; \
-            current, the name of the current account.
+            current, the name of the current account; rules, the account \
+            chosen by directory (lib rule), one a line.
             """),
         Entry(term: "$LIB_HOME/data/accounts/ACCOUNT/store.sqlite, else ~/.local/share/lib/accounts/ACCOUNT/store.sqlite", text: """
             The account's SQLite store (mode 0600, in a directory of mode \

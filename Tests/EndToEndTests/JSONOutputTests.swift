@@ -48,6 +48,12 @@ import TestSupport
         #expect(list?.arrayValue?.count == 2)
         try json(lib, ["switch", "alice"], schema: "switch", exit: 0)
         try json(lib, ["switch", "nobody"], schema: nil, exit: 2)
+        let (_, rule) = try json(lib, ["rule", lib.home.path, "bob"], schema: "rule", exit: 0)
+        #expect(rule?["account"] == .string(lib.account("bob", on: server)))
+        let (_, rules) = try json(lib, ["rule"], schema: "rule", exit: 0)
+        #expect(rules?.arrayValue?.count == 1)
+        try json(lib, ["rule", "--remove", lib.home.path], schema: "rule", exit: 0)
+        try json(lib, ["rule", lib.home.path + "/nowhere", "bob"], schema: nil, exit: 1)
 
         let (_, book) = try json(lib, ["get", "books/b-7"], schema: "get", exit: 0)
         #expect(book?["title"] == "Dune")

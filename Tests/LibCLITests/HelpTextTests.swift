@@ -53,6 +53,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
         "lib login [SERVER_URL] [--user NAME] [--alias NAME] [--password-stdin | --token-stdin] [--restore | --no-restore] [--headless]",
         "lib logout [ACCOUNT] [--discard] [--yes]",
         "lib switch [ACCOUNT] [--alias NAME]",
+        "lib rule [DIR] [ACCOUNT] [--remove]",
         "lib get PATH [--offline | --fresh] [--timeout DURATION]",
         "lib edit PATH [FIELD=STRING | FIELD:=JSON ...] [--create | --delete] [--push]",
         "lib new COLLECTION [FIELD=STRING | FIELD:=JSON ...]",

@@ -4,7 +4,7 @@ public enum GlobalOptionsSyntax {
     public static let account = OptionSpec.option(
         "account", short: "A", value: "ACCOUNT", .account,
         "Act as ACCOUNT (user@host[:port] or a unique prefix)",
-        details: "Without it, LIB_ACCOUNT, else the current account chosen with lib switch.")
+        details: "Without it, LIB_ACCOUNT, else the rule for the working directory (lib rule), else the current account chosen with lib switch.")
     public static let json = OptionSpec.flag(
         "json", "Print one JSON document instead of text",
         details: """
