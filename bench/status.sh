@@ -14,3 +14,15 @@ bench_home "$large"; bench_fill "$large" 100000 10000
 repo=$(bench_git_repo)
 
 bench_against_git "status --prompt" "status --prompt" 1.0 "$small" "$large" "$repo"
+
+# The same with a rules file of 50 rules, one of them choosing the account
+# for the working directory (issue 49: the prompt stays within 1.0× git).
+for dir in "$small" "$large"; do
+  account=$(ls "$dir/data/accounts")
+  {
+    for i in $(seq 1 49); do printf '/srv/elsewhere/%d\t%s\n' "$i" "$account"; done
+    printf '%s\t%s\n' "$(pwd -P)" "$account"
+  } > "$dir/config/rules"
+  chmod 600 "$dir/config/rules"
+done
+bench_against_git "status --prompt with rules" "status --prompt" 1.0 "$small" "$large" "$repo"

@@ -17,8 +17,6 @@ struct AccountWorkspace {
     let paths: AccountPaths
     let index: AccountIndex
     let account: Account
-    /// What chose the account; chosen once, when the command starts.
-    var source: AccountSelection.Source = .current
     /// The store once opened: a command (and each copy of its workspace)
     /// opens its account's store once.
     private let opened = OpenedStore()
@@ -27,10 +25,8 @@ struct AccountWorkspace {
     init(_ context: CommandContext, selector explicit: String? = nil) throws {
         let directories = try context.directories
         let index = try AccountIndex.load(from: directories.config)
-        let choice = try explicit.map { AccountSelection.Choice(account: try AccountSelection.resolve($0, in: index), source: .option) }
-            ?? context.chooseAccount(in: index)
-        self.init(context, paths: AccountPaths(directories: directories), index: index, account: choice.account)
-        source = choice.source
+        let account = try explicit.map { try AccountSelection.resolve($0, in: index) } ?? context.chooseAccount(in: index).account
+        self.init(context, paths: AccountPaths(directories: directories), index: index, account: account)
     }
 
     init(_ context: CommandContext, paths: AccountPaths, index: AccountIndex, account: Account) {

@@ -281,8 +281,8 @@ enum Status: Verb {
     }
 
     /// "3 books changed on the server since your last pull (it said so 2
-    /// minutes ago): run `lib pull`." and when the library was last pulled
-    /// whole and the server last answered, each when known.
+    /// minutes ago): run `lib pull`.", and for an offline library when it
+    /// was last pulled whole and, when later, when the server last answered.
     static func sync(_ line: Line, now: Double, painter: TextPainter) -> String {
         let heard = line.sync.heard
         var text = ""
@@ -291,11 +291,13 @@ enum Status: Verb {
             text += painter.paint("\(books) changed on the server since your last pull", .yellow)
                 + " (it said so \(AgeWording.describe(seconds: now - at))): run `\(line.lib) pull`.\n"
         }
-        var times: [String] = []
-        if let pulled = line.sync.lastCompletePull { times.append("last complete pull \(AgeWording.describe(seconds: now - pulled))") }
-        if let contact = heard.lastContact { times.append("last contact with the server \(AgeWording.describe(seconds: now - contact))") }
-        if !times.isEmpty { text += times.joined(separator: "; ").capitalizedFirst + ".\n" }
-        return text
+        // Only for an offline library: without one, nothing here goes stale.
+        guard let pulled = line.sync.lastCompletePull else { return text }
+        text += "Last complete pull \(AgeWording.describe(seconds: now - pulled))"
+        if let contact = heard.lastContact, contact > pulled {
+            text += "; last contact with the server \(AgeWording.describe(seconds: now - contact))"
+        }
+        return text + ".\n"
     }
 
     /// Why this account, when not as the default: " (the rule for ~/work)".
