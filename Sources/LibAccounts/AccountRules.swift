@@ -20,9 +20,15 @@ public struct AccountRules: Sendable, Equatable {
             self.account = account
         }
 
-        /// Whether `path` is the rule's directory or below it.
+        /// Whether `path` is the rule's directory or below it. Compared
+        /// byte by byte, as the kernel compares paths (and cheaply: a shell
+        /// prompt may ask with every rule in the file).
         public func covers(_ path: String) -> Bool {
-            directory == "/" || path == directory || path.hasPrefix(directory + "/")
+            let directory = directory.utf8, path = path.utf8
+            guard directory.count != 1 else { return directory.first == UInt8(ascii: "/") }
+            guard path.starts(with: directory) else { return false }
+            let rest = path.dropFirst(directory.count)
+            return rest.isEmpty || rest.first == UInt8(ascii: "/")
         }
 
         /// Whether the rule names its account by the server's origin.
@@ -37,7 +43,7 @@ public struct AccountRules: Sendable, Equatable {
 
     /// The rule of the deepest directory that holds `path`.
     public func rule(for path: String) -> Rule? {
-        rules.filter { $0.covers(path) }.max { $0.directory.count < $1.directory.count }
+        rules.filter { $0.covers(path) }.max { $0.directory.utf8.count < $1.directory.utf8.count }
     }
 
     /// Adds the rule, replacing the one for the same directory.
@@ -64,15 +70,33 @@ public struct AccountRules: Sendable, Equatable {
 
     /// The rules; none when the file does not exist.
     public static func load(from configDirectory: String) throws(AccountFileError) -> AccountRules {
+        try load(from: configDirectory, covering: nil)
+    }
+
+    /// The rule for `path` read from the file, which keeps only the rules
+    /// that cover it: a shell prompt asks this with every rule in the file.
+    public static func rule(for path: String, in configDirectory: String) throws(AccountFileError) -> Rule? {
+        try load(from: configDirectory, covering: path).rule(for: path)
+    }
+
+    /// Split as bytes: Swift's character-wise splitting cost a shell prompt
+    /// more than the rest of `lib status --prompt`.
+    private static func load(from configDirectory: String, covering target: String?) throws(AccountFileError) -> AccountRules {
         let path = path(in: configDirectory)
         guard let text = try PrivateFile.read(path) else { return AccountRules() }
         var rules: [Rule] = []
-        for line in text.split(separator: "\n" as Character) where !line.hasPrefix("#") {
-            let fields = line.split(separator: "\t" as Character, omittingEmptySubsequences: false)
-            guard fields.count == 2, fields[0].hasPrefix("/"), !fields[1].isEmpty else {
-                throw AccountFileError.malformed(path: path, line: String(line))
+        for line in text.utf8.split(separator: UInt8(ascii: "\n")) where line.first != UInt8(ascii: "#") {
+            guard let tab = line.firstIndex(of: UInt8(ascii: "\t")), line.first == UInt8(ascii: "/"),
+                  line.index(after: tab) != line.endIndex, !line[line.index(after: tab)...].contains(UInt8(ascii: "\t"))
+            else {
+                throw AccountFileError.malformed(path: path, line: String(decoding: line, as: UTF8.self))
             }
-            rules.append(Rule(directory: String(fields[0]), account: String(fields[1])))
+            let directory = line[..<tab]
+            if let target, !target.utf8.starts(with: directory) && directory.count > 1 { continue }
+            let rule = Rule(directory: String(decoding: directory, as: UTF8.self),
+                            account: String(decoding: line[line.index(after: tab)...], as: UTF8.self))
+            if let target, !rule.covers(target) { continue }
+            rules.append(rule)
         }
         return AccountRules(rules: rules)
     }

@@ -54,13 +54,13 @@ public enum AccountSelection {
 
     /// The account in effect and what chose it: `option` (`-A`), else a
     /// non-empty `environment` (`LIB_ACCOUNT`), else the rule covering
-    /// `workingDirectory`, else the current account. The rules are read
-    /// only when neither names one.
-    public static func choose(option: String?, environment: String?, rules: () throws -> AccountRules,
+    /// `workingDirectory` (`rule`), else the current account. The rules
+    /// are read only when neither names one.
+    public static func choose(option: String?, environment: String?, rule: (String) throws -> AccountRules.Rule?,
                               workingDirectory: () -> String?, in index: AccountIndex) throws -> Choice {
         if let option, !option.isEmpty { return Choice(account: try resolve(option, in: index), source: .option) }
         if let environment, !environment.isEmpty { return Choice(account: try resolve(environment, in: index), source: .environment) }
-        if let directory = workingDirectory(), let rule = try rules().rule(for: directory) {
+        if let directory = workingDirectory(), let rule = try rule(directory) {
             return Choice(account: try account(for: rule, in: index), source: .rule(directory: rule.directory))
         }
         return Choice(account: try resolve(nil, in: index), source: .current)

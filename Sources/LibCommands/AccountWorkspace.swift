@@ -150,7 +150,7 @@ extension CommandContext {
 
     private func chooseAccount(option: String?, in index: AccountIndex) throws -> AccountSelection.Choice {
         try AccountSelection.choose(option: option, environment: environment["LIB_ACCOUNT"],
-                                    rules: { try AccountRules.load(from: try directories.config) },
+                                    rule: { try AccountRules.rule(for: $0, in: try directories.config) },
                                     workingDirectory: { Self.workingDirectory() }, in: index)
     }
 
