@@ -2,6 +2,8 @@ import Glibc
 
 /// SIGINT, SIGTERM and SIGHUP, the signals that stop lib and lib-server.
 public enum StopSignals {
+    public static let numbers: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
     /// A parent may have started the program with them blocked (Foundation's
     /// Process leaves its children so, as do some job runners): then Ctrl-C
     /// or `kill` would be held until the program ends by itself (an endless
@@ -10,7 +12,7 @@ public enum StopSignals {
     public static func unblock() {
         var signals = sigset_t()
         sigemptyset(&signals)
-        for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, number) }
+        for number in numbers { sigaddset(&signals, number) }
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 }

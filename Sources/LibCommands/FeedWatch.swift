@@ -77,7 +77,7 @@ final class FeedWatch {
 }
 
 /// One account's waiting feed request, on its own thread.
-private final class FeedWaiter: @unchecked Sendable {
+final class FeedWaiter: @unchecked Sendable {
     // @unchecked: `cursor`, `asked` and `stopped` are only touched under `mutex`;
     // `api` only by the waiter's thread once it has started.
     private let account: String
