@@ -155,6 +155,40 @@ import TestSupport
         #expect(try lib.lib("switch").stdout == "* bob@127.0.0.1:\(server.port)  up to date\n")
     }
 
+    /// Logout says what it deleted and what it kept (issue 49): the offline
+    /// library's books, and the alias, which comes back at the same user's
+    /// next sign-in (not another user's, and not over an alias taken since).
+    @Test func logoutReportsTheOfflineLibraryAndKeepsTheAliasForTheNextSignIn() throws {
+        let server = try startDemoServer()
+        let lib = try LibHarness()
+        let alice = "alice@127.0.0.1:\(server.port)"
+        #expect(try lib.lib("login", server.baseURL, "--user", "alice", "--password-stdin", "--alias", "work", stdin: "alice-demo\n").status == 0)
+        #expect(try lib.lib("pull").status == 0)
+        let out = try lib.lib("logout")
+        #expect(out.status == 0, "\(out)")
+        #expect(out.stdout == """
+            Signed out of \(alice).
+            Deleted its offline library (20 books); `lib pull` brings it back after you sign in again.
+            Kept the alias 'work': it comes back when you sign in again as \(alice).
+
+            """)
+
+        let again = try lib.login("alice", to: server)
+        #expect(again.stdout.contains("Its alias 'work' is back, as before your last logout."), "\(again)")
+        #expect(try lib.lib("-A", "work", "status", "--short").status == 0)
+        let json = try lib.lib("--json", "logout")
+        try JSONSchemaValidator.validate(json.stdout, against: "logout")
+        let loggedOut = try JSONParser.parse(json.stdout)
+        #expect(loggedOut["alias_kept"]?.stringValue == "work" && loggedOut["offline_books_deleted"]?.integerValue == 0, "\(json)")
+
+        // Bob takes the alias meanwhile: alice's next sign-in leaves it to him.
+        #expect(try lib.lib("login", server.baseURL, "--user", "bob", "--password-stdin", "--alias", "work", stdin: "bob-demo\n").status == 0)
+        let third = try lib.lib("--json", "login", server.baseURL, "--user", "alice", "--password-stdin", stdin: "alice-demo\n")
+        try JSONSchemaValidator.validate(third.stdout, against: "login")
+        let signedIn = try JSONParser.parse(third.stdout)
+        #expect(signedIn["alias"] == JSONValue.null && signedIn["alias_restored"]?.boolValue == false, "\(third)")
+    }
+
     @Test func logoutOfflineSaysTheTokenIsStillValidThere() throws {
         let server = try startDemoServer()
         let lib = try LibHarness()

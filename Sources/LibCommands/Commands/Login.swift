@@ -142,10 +142,12 @@ enum Login: Verb {
         }
         // A new stamp: cached copies of an earlier login's token, in any
         // session's keyring, stop being used (KernelCachedTokenStore).
+        let restoredAlias = options.alias == nil
+            ? keptAlias(of: Account(origin: server, userID: userID, username: username), index: index, directories: directories) : nil
         let account = Account(origin: server, userID: userID, username: username,
                               tokenStamp: Account.newTokenStamp(), headless: options.headless,
                               alias: options.alias.map { $0.isEmpty ? nil : $0 }
-                                ?? index.account(named: "\(username)@\(server.hostAndPort)")?.alias)
+                                ?? index.account(named: "\(username)@\(server.hostAndPort)")?.alias ?? restoredAlias)
         let keyringAccount = account.keyringAccount
 
         // A token this login replaces is put back if the login fails after
@@ -158,7 +160,8 @@ enum Login: Verb {
             throw error
         }
         do {
-            return try finishSignIn(account, options: options, index: &index, paths: paths, directories: directories, context)
+            return try finishSignIn(account, options: options, restoredAlias: account.alias == restoredAlias ? restoredAlias : nil,
+                                    index: &index, paths: paths, directories: directories, context)
         } catch {
             if let replaced {
                 try? context.tokenStore.store(token: replaced, for: keyringAccount)
@@ -172,7 +175,7 @@ enum Login: Verb {
 
     /// What follows storing the token: the account's files and index. Any
     /// failure here (a full disk) undoes the sign-in (see `run`).
-    private static func finishSignIn(_ account: Account, options: Options, index: inout AccountIndex, paths: AccountPaths,
+    private static func finishSignIn(_ account: Account, options: Options, restoredAlias: String?, index: inout AccountIndex, paths: AccountPaths,
                                      directories: LibDirectories, _ context: CommandContext) throws -> ExitCode {
 
         // A different identity under the same name (the server's user was
@@ -192,6 +195,11 @@ enum Login: Verb {
 
         index = try AccountIndex.update(in: directories.config) { index in
             index.add(account)
+            var kept = try KeptAliases.load(from: directories.config)
+            if kept.alias(of: account) != nil {
+                kept.forget(account)
+                try kept.save(to: directories.config)
+            }
             return index
         }
         // The set-aside count changed under the outbox's feet, and accounts
@@ -204,15 +212,29 @@ enum Login: Verb {
                 "account": .string(account.name), "server": .string(account.origin.description),
                 "user": ["id": .string(account.userID), "username": .string(account.username)],
                 "restored": .integer(Int64(restored)),
+                "alias": account.alias.map(JSONValue.string) ?? .null, "alias_restored": .bool(restoredAlias != nil),
             ]
             context.standardOutput.write(document.prettyPrinted() + "\n")
         } else if !context.globalOptions.quiet {
             context.standardOutput.write("Signed in to \(account.origin.hostAndPort) as \(account.username) (account \(account.name))\n")
+            if let restoredAlias {
+                context.standardOutput.write("Its alias '\(restoredAlias)' is back, as before your last logout.\n")
+            }
             if restored > 0 {
                 context.standardOutput.write("Restored \(Wording.writes(restored)) set aside at your last logout; `lib push` sends them.\n")
             }
         }
         return .success
+    }
+
+    /// The alias this identity had when it last signed out, unless another
+    /// account has taken it (as an alias or a name) since.
+    private static func keptAlias(of account: Account, index: AccountIndex, directories: LibDirectories) -> String? {
+        guard index.account(named: account.name)?.alias == nil,
+              let alias = (try? KeptAliases.load(from: directories.config))?.alias(of: account),
+              (try? Switch.checkAliasIsFree(alias, for: account.name, in: index)) != nil
+        else { return nil }
+        return alias
     }
 
     /// Exchanges the password for a token, or reads the token given.

@@ -21,7 +21,9 @@ enum Logout: Verb {
         discussion: """
             Revokes the token on the server (best effort), removes it from the \
             keyring and from the kernel keyring's cache (and the persistent \
-            keyring, after login --headless), and deletes the account's cache.
+            keyring, after login --headless), and deletes the account's offline \
+            library (lib pull brings it back). The account's alias is kept, and \
+            comes back when the same user signs in to the same server again.
 
             Writes not sent yet are set aside, and restored only when the same \
             user signs in to the same server again; they are never sent under \
@@ -103,8 +105,15 @@ enum Logout: Verb {
             keyringProblem = error
         }
 
+        let offlineBooks = (try? store.cache.count(under: "books/")) ?? 0
         paths.removeAccountFiles(name)
-        let index = try AccountIndex.update(in: try context.directories.config) { index in
+        let configDirectory = try context.directories.config
+        let index = try AccountIndex.update(in: configDirectory) { index in
+            if workspace.account.alias != nil {
+                var kept = try KeptAliases.load(from: configDirectory)
+                kept.keep(workspace.account)
+                try kept.save(to: configDirectory)
+            }
             index.remove(named: name)
             return index
         }
@@ -116,6 +125,8 @@ enum Logout: Verb {
                 "account": .string(name), "revoked": .bool(revoked),
                 "set_aside": .integer(Int64(discard ? 0 : moved)), "discarded": .integer(Int64(discard ? moved : 0)),
                 "current": index.currentName.map(JSONValue.string) ?? .null,
+                "alias_kept": workspace.account.alias.map(JSONValue.string) ?? .null,
+                "offline_books_deleted": .integer(Int64(offlineBooks)),
             ]
             context.standardOutput.write(document.prettyPrinted() + "\n")
         } else if !context.globalOptions.quiet {
@@ -124,6 +135,12 @@ enum Logout: Verb {
                 lines.append(discard
                     ? "Discarded \(Wording.writes(moved)) that had not been sent."
                     : "Set aside \(Wording.writes(moved)) not sent yet; \(moved == 1 ? "it comes" : "they come") back when you sign in again as \(name).")
+            }
+            if offlineBooks > 0 {
+                lines.append("Deleted its offline library (\(Wording.count(offlineBooks, "book"))); `lib pull` brings it back after you sign in again.")
+            }
+            if let alias = workspace.account.alias {
+                lines.append("Kept the alias '\(alias)': it comes back when you sign in again as \(name).")
             }
             if let current = index.currentName { lines.append("Current account: \(current).") }
             context.standardOutput.write(lines.joined(separator: "\n") + "\n")
