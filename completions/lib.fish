@@ -2,10 +2,51 @@
 # registry. Do not edit. Install as share/fish/vendor_completions.d/lib.fish,
 # or: lib completion fish | source
 
+# Prints the tokens of the line before the word being completed, from
+# the one after `lib` (assignments before it left out).
+function __lib_tokens
+    set -l tokens (commandline -opc)
+    while set -q tokens[1]; and string match -qr '^[A-Za-z_][A-Za-z0-9_]*=' -- $tokens[1]
+        set -e tokens[1]
+    end
+    set -e tokens[1]
+    string join \n -- $tokens
+end
+
+# Prints --account ACCOUNT for the account the line names: -A or
+# --account, else a LIB_ACCOUNT= assignment before the command, as lib
+# itself would choose.
+function __lib_account_args
+    set -l account
+    for token in (commandline -opc)
+        if string match -qr '^[A-Za-z_][A-Za-z0-9_]*=' -- $token
+            string match -q 'LIB_ACCOUNT=*' -- $token; and set account (string replace 'LIB_ACCOUNT=' '' -- $token)
+        else
+            break
+        end
+    end
+    set -l tokens (__lib_tokens)
+    set -l i 1
+    while test $i -le (count $tokens)
+        switch $tokens[$i]
+            case --
+                break
+            case -A --account
+                set i (math $i + 1)
+                set -q tokens[$i]; and set account $tokens[$i]
+            case '--account=*'
+                set account (string replace -- '--account=' '' $tokens[$i])
+            case '-A?*'
+                set account (string sub -s 3 -- $tokens[$i])
+        end
+        set i (math $i + 1)
+    end
+    test -n "$account"; and printf '%s\n' --account $account
+end
+
 # Prints the command word, or fails while the global options are being typed.
 function __lib_command
-    set -l tokens (commandline -opc)
-    set -e tokens[1]
+    set -l tokens (__lib_tokens)
     while set -q tokens[1]
         switch $tokens[1]
             case -A --account
@@ -155,7 +196,7 @@ complete -c lib -n '__lib_using get' -l json -d 'Print one JSON document instead
 complete -c lib -n '__lib_using get' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using get' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using get' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument get 1' -a '(lib __complete --titles resources (commandline -ct) 2>/dev/null)' -d 'Resource path, such as books or books/b-7'
+complete -c lib -n '__lib_at_argument get 1' -a '(lib (__lib_account_args) __complete --titles resources (commandline -ct) 2>/dev/null)' -d 'Resource path, such as books or books/b-7'
 
 # lib edit
 complete -c lib -n '__lib_using edit; and not __fish_seen_argument -l delete' -l create -d 'Create PATH; the server refuses if it exists'
@@ -167,8 +208,8 @@ complete -c lib -n '__lib_using edit' -l json -d 'Print one JSON document instea
 complete -c lib -n '__lib_using edit' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using edit' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using edit' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument edit 1' -a '(lib __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'Resource path, such as books/b-7'
-complete -c lib -n '__lib_at_argument edit 2+' -a '(lib __complete fields (commandline -ct) 2>/dev/null)' -d 'Set FIELD to a string, or to any JSON value'
+complete -c lib -n '__lib_at_argument edit 1' -a '(lib (__lib_account_args) __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'Resource path, such as books/b-7'
+complete -c lib -n '__lib_at_argument edit 2+' -a '(lib (__lib_account_args) __complete fields (commandline -ct) 2>/dev/null)' -d 'Set FIELD to a string, or to any JSON value'
 
 # lib new
 complete -c lib -n '__lib_using new' -s h -l help -d 'Show help and exit'
@@ -177,8 +218,8 @@ complete -c lib -n '__lib_using new' -l json -d 'Print one JSON document instead
 complete -c lib -n '__lib_using new' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using new' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using new' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument new 1' -a '(lib __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'Where the document goes, such as books'
-complete -c lib -n '__lib_at_argument new 2+' -a '(lib __complete fields (commandline -ct) 2>/dev/null)' -d 'Set FIELD to a string, or to any JSON value'
+complete -c lib -n '__lib_at_argument new 1' -a '(lib (__lib_account_args) __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'Where the document goes, such as books'
+complete -c lib -n '__lib_at_argument new 2+' -a '(lib (__lib_account_args) __complete fields (commandline -ct) 2>/dev/null)' -d 'Set FIELD to a string, or to any JSON value'
 
 # lib push
 complete -c lib -n '__lib_using push; and not __fish_seen_argument -l watch' -l wait -x -d 'Keep trying for up to DURATION in all (for cron)'
@@ -232,7 +273,7 @@ complete -c lib -n '__lib_using diff' -l json -d 'Print one JSON document instea
 complete -c lib -n '__lib_using diff' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using diff' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using diff' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument diff 1' -a '(lib __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'Only the writes of this document, such as books/b-7'
+complete -c lib -n '__lib_at_argument diff 1' -a '(lib (__lib_account_args) __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'Only the writes of this document, such as books/b-7'
 
 # lib discard
 complete -c lib -n '__lib_using discard' -l all -d 'Take back every write of the account'
@@ -244,7 +285,7 @@ complete -c lib -n '__lib_using discard' -l json -d 'Print one JSON document ins
 complete -c lib -n '__lib_using discard' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using discard' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using discard' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument discard 1+' -a '(lib __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'A document whose writes to take back, such as books/b-7'
+complete -c lib -n '__lib_at_argument discard 1+' -a '(lib (__lib_account_args) __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'A document whose writes to take back, such as books/b-7'
 
 # lib restore
 complete -c lib -n '__lib_using restore' -l all -d 'Take back every write of the account'
@@ -256,7 +297,7 @@ complete -c lib -n '__lib_using restore' -l json -d 'Print one JSON document ins
 complete -c lib -n '__lib_using restore' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using restore' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using restore' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument restore 1+' -a '(lib __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'A document whose writes to take back, such as books/b-7'
+complete -c lib -n '__lib_at_argument restore 1+' -a '(lib (__lib_account_args) __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'A document whose writes to take back, such as books/b-7'
 
 # lib log
 complete -c lib -n '__lib_using log' -s n -l max-count -x -d 'Show at most N writes (and N versions)'
@@ -267,7 +308,7 @@ complete -c lib -n '__lib_using log' -l json -d 'Print one JSON document instead
 complete -c lib -n '__lib_using log' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using log' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using log' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument log 1' -a '(lib __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'A document, such as books/b-7: its writes, and its server history'
+complete -c lib -n '__lib_at_argument log 1' -a '(lib (__lib_account_args) __complete --titles paths (commandline -ct) 2>/dev/null)' -d 'A document, such as books/b-7: its writes, and its server history'
 
 # lib revert
 complete -c lib -n '__lib_using revert' -s h -l help -d 'Show help and exit'
@@ -276,7 +317,7 @@ complete -c lib -n '__lib_using revert' -l json -d 'Print one JSON document inst
 complete -c lib -n '__lib_using revert' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using revert' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using revert' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument revert 1' -a '(lib __complete --titles pushed (commandline -ct) 2>/dev/null)' -d 'A document whose last pushed change to undo, such as books/b-7'
+complete -c lib -n '__lib_at_argument revert 1' -a '(lib (__lib_account_args) __complete --titles pushed (commandline -ct) 2>/dev/null)' -d 'A document whose last pushed change to undo, such as books/b-7'
 
 # lib resolve
 complete -c lib -n '__lib_using resolve; and not __fish_seen_argument -l theirs; and not __fish_seen_argument -l merge; and not __fish_seen_argument -l edit; and not __fish_seen_argument -l discard' -l mine -d 'Settle the clashing fields with my values'
@@ -292,7 +333,7 @@ complete -c lib -n '__lib_using resolve' -l json -d 'Print one JSON document ins
 complete -c lib -n '__lib_using resolve' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using resolve' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using resolve' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument resolve 1' -a '(lib __complete --titles conflicts (commandline -ct) 2>/dev/null)' -d 'The conflicting resource, such as books/b-7'
+complete -c lib -n '__lib_at_argument resolve 1' -a '(lib (__lib_account_args) __complete --titles conflicts (commandline -ct) 2>/dev/null)' -d 'The conflicting resource, such as books/b-7'
 
 # lib doctor
 complete -c lib -n '__lib_using doctor' -s h -l help -d 'Show help and exit'

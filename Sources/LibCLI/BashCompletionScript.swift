@@ -33,11 +33,12 @@ struct BashCompletionScript {
             # word that is not the value (such as '--account=').
             _lib_complete_value() {
                 local kind=$1 word=$2 lead=${3-}
-                local -a values=()
+                local -a values=() account=()
+                [[ -n ${_lib_account-} ]] && account=(--account "$_lib_account")
                 case $kind in
                     accounts) mapfile -t values < <(command lib __complete accounts 2>/dev/null) ;;
-                    paths|resources|conflicts|pushed) mapfile -t values < <(command lib __complete "$kind" "${word#"$lead"}" 2>/dev/null) ;;
-                    fields) mapfile -t values < <(command lib __complete fields "${word#"$lead"}" 2>/dev/null) ;;
+                    paths|resources|conflicts|pushed) mapfile -t values < <(command lib "${account[@]}" __complete "$kind" "${word#"$lead"}" 2>/dev/null) ;;
+                    fields) mapfile -t values < <(command lib "${account[@]}" __complete fields "${word#"$lead"}" 2>/dev/null) ;;
                     commands) values=(\#(commandNames)) ;;
                     words:*) read -ra values <<<"${kind#words:}" ;;
                     *) COMPREPLY=(); return ;;
@@ -46,6 +47,28 @@ struct BashCompletionScript {
                 if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == */ || $kind == fields ]]; then
                     compopt -o nospace 2>/dev/null
                 fi
+            }
+
+            # Sets _lib_account to the account the line names before the word being
+            # completed ($1 words from $2): -A or --account, else a LIB_ACCOUNT=
+            # assignment before the command, as lib itself would choose.
+            _lib_account_on_line() {
+                local count=$1 first=$2 i word assigned=
+                _lib_account=
+                for ((i = 0; i < count; i++)); do
+                    word=${words[i]}
+                    if ((i < first)); then
+                        [[ $word == LIB_ACCOUNT=* ]] && assigned=${word#LIB_ACCOUNT=}
+                        continue
+                    fi
+                    case $word in
+                        --) break ;;
+                        -A|--account) ((i + 1 < count)) && _lib_account=${words[i + 1]}; ((i += 1)) ;;
+                        --account=*) _lib_account=${word#--account=} ;;
+                        -A?*) _lib_account=${word#-A} ;;
+                    esac
+                done
+                [[ -n $_lib_account ]] || _lib_account=$assigned
             }
 
 
@@ -103,9 +126,12 @@ struct BashCompletionScript {
                 local -a words
                 read -ra words <<<"$line"
                 if [[ ${#words[@]} -eq 0 || $line == *[[:space:]] ]]; then words+=(""); fi
-                local count=$((${#words[@]} - 1))
-                local cur=${words[count]} i=1 word command= _lib_kind _lib_options
+                local count=$((${#words[@]} - 1)) first=0
+                # Assignments before the command (LIB_ACCOUNT=bob lib ...).
+                while ((first < count)) && [[ ${words[first]} =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do ((first += 1)); done
+                local cur=${words[count]} i=$((first + 1)) word command= _lib_kind _lib_options _lib_account
                 COMPREPLY=()
+                _lib_account_on_line "$count" "$first"
 
                 # Global options, before the command.
                 while ((i < count)); do

@@ -9,10 +9,51 @@ struct FishCompletionScript {
             # registry. Do not edit. Install as share/fish/vendor_completions.d/lib.fish,
             # or: lib completion fish | source
 
+            # Prints the tokens of the line before the word being completed, from
+            # the one after `lib` (assignments before it left out).
+            function __lib_tokens
+                set -l tokens (commandline -opc)
+                while set -q tokens[1]; and string match -qr '^[A-Za-z_][A-Za-z0-9_]*=' -- $tokens[1]
+                    set -e tokens[1]
+                end
+                set -e tokens[1]
+                string join \n -- $tokens
+            end
+
+            # Prints --account ACCOUNT for the account the line names: -A or
+            # --account, else a LIB_ACCOUNT= assignment before the command, as lib
+            # itself would choose.
+            function __lib_account_args
+                set -l account
+                for token in (commandline -opc)
+                    if string match -qr '^[A-Za-z_][A-Za-z0-9_]*=' -- $token
+                        string match -q 'LIB_ACCOUNT=*' -- $token; and set account (string replace 'LIB_ACCOUNT=' '' -- $token)
+                    else
+                        break
+                    end
+                end
+                set -l tokens (__lib_tokens)
+                set -l i 1
+                while test $i -le (count $tokens)
+                    switch $tokens[$i]
+                        case --
+                            break
+                        case -A --account
+                            set i (math $i + 1)
+                            set -q tokens[$i]; and set account $tokens[$i]
+                        case '--account=*'
+                            set account (string replace -- '--account=' '' $tokens[$i])
+                        case '-A?*'
+                            set account (string sub -s 3 -- $tokens[$i])
+                    end
+                    set i (math $i + 1)
+                end
+                test -n "$account"; and printf '%s\n' --account $account
+            end
+
             # Prints the command word, or fails while the global options are being typed.
             function __lib_command
-                set -l tokens (commandline -opc)
-                set -e tokens[1]
+                set -l tokens (__lib_tokens)
                 while set -q tokens[1]
                     switch $tokens[1]
 
@@ -133,11 +174,11 @@ struct FishCompletionScript {
         case .none: nil
         case .accounts: "'(lib __complete accounts 2>/dev/null)'"
         // Each path with its book's title, as fish shows a description.
-        case .resourcePaths: "'(lib __complete --titles paths (commandline -ct) 2>/dev/null)'"
-        case .collectionsAndPaths: "'(lib __complete --titles resources (commandline -ct) 2>/dev/null)'"
-        case .conflictPaths: "'(lib __complete --titles conflicts (commandline -ct) 2>/dev/null)'"
-        case .pushedPaths: "'(lib __complete --titles pushed (commandline -ct) 2>/dev/null)'"
-        case .fields: "'(lib __complete fields (commandline -ct) 2>/dev/null)'"
+        case .resourcePaths: "'(lib (__lib_account_args) __complete --titles paths (commandline -ct) 2>/dev/null)'"
+        case .collectionsAndPaths: "'(lib (__lib_account_args) __complete --titles resources (commandline -ct) 2>/dev/null)'"
+        case .conflictPaths: "'(lib (__lib_account_args) __complete --titles conflicts (commandline -ct) 2>/dev/null)'"
+        case .pushedPaths: "'(lib (__lib_account_args) __complete --titles pushed (commandline -ct) 2>/dev/null)'"
+        case .fields: "'(lib (__lib_account_args) __complete fields (commandline -ct) 2>/dev/null)'"
         case .commands: quote(registry.visibleCommands.map(\.name).joined(separator: " "))
         case .words(let words): quote(words.joined(separator: " "))
         }

@@ -17,16 +17,50 @@ struct ZshCompletionScript {
               _wanted accounts expl 'account' compadd -a accounts
             }
 
-            # $1: which paths (paths, resources, conflicts, pushed).
+            # Sets reply to --account ACCOUNT for the account the line names before
+            # the cursor: -A or --account, else a LIB_ACCOUNT= assignment before
+            # the command, as lib itself would choose.
+            _lib_account_args() {
+              local -a tokens
+              local i assigned= account= before=1
+              tokens=(${(z)LBUFFER})
+              [[ $LBUFFER == *[[:space:]] ]] || tokens[-1]=()
+              for ((i = 1; i <= $#tokens; i++)); do
+                if (( before )); then
+                  if [[ $tokens[i] == [A-Za-z_]*=* ]]; then
+                    [[ $tokens[i] == LIB_ACCOUNT=* ]] && assigned=${tokens[i]#LIB_ACCOUNT=}
+                    continue
+                  fi
+                  before=0
+                  continue
+                fi
+                case $tokens[i] in
+                  (--) break ;;
+                  (-A|--account) (( i < $#tokens )) && account=$tokens[i+1]; (( i++ )) ;;
+                  (--account=*) account=${tokens[i]#--account=} ;;
+                  (-A?*) account=${tokens[i]#-A} ;;
+                esac
+              done
+              [[ -n $account ]] || account=$assigned
+              reply=()
+              [[ -n $account ]] && reply=(--account ${(Q)account})
+            }
+
+            # Which paths (paths, resources, conflicts, pushed): the argument after
+            # the options _arguments passes (-J group and the like).
             _lib_paths() {
-              local -a paths
-              paths=(${(f)"$(_call_program paths lib __complete ${1:-paths} ${(q)PREFIX} 2>/dev/null)"})
+              local -a paths reply
+              local kind=paths arg
+              for arg; do [[ $arg == (paths|resources|conflicts|pushed) ]] && kind=$arg; done
+              _lib_account_args
+              paths=(${(f)"$(_call_program paths lib ${(q)reply} __complete $kind ${(q)PREFIX} 2>/dev/null)"})
               _wanted paths expl 'resource path' compadd -a paths
             }
 
             _lib_fields() {
-              local -a fields
-              fields=(${(f)"$(_call_program fields lib __complete fields ${(q)PREFIX} 2>/dev/null)"})
+              local -a fields reply
+              _lib_account_args
+              fields=(${(f)"$(_call_program fields lib ${(q)reply} __complete fields ${(q)PREFIX} 2>/dev/null)"})
               _wanted fields expl 'field' compadd -S '' -a fields
             }
 
@@ -41,7 +75,9 @@ struct ZshCompletionScript {
         script += "  )\n  _describe -t commands 'lib command' commands\n}\n\n"
 
         script += "_lib() {\n  local curcontext=$curcontext state line ret=1\n  typeset -A opt_args\n"
-        script += "  _arguments -C -S \\\n"
+        // -A '-*': the options after the command are the command's (global
+        // ones included), not taken out of its words by this first pass.
+        script += "  _arguments -C -S -A '-*' \\\n"
         for spec in optionSpecs(registry.globalOptions, exclusiveGroups: []) {
             script += "    \(spec) \\\n"
         }

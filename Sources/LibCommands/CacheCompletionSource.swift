@@ -19,10 +19,10 @@ public struct CacheCompletionSource: CompletionSource {
         return cached
     }
 
-    /// The names in the accounts index, read as every command reads it.
+    /// The names and aliases in the accounts index, read as every command reads it.
     public func accountNames(startingWith prefix: String, context: CommandContext) -> [String] {
         guard let directories = try? context.directories, let index = try? AccountIndex.load(from: directories.config) else { return [] }
-        return index.accounts.map(\.name).filter { $0.hasPrefix(prefix) }
+        return index.accounts.flatMap { [$0.name] + ($0.alias.map { [$0] } ?? []) }.filter { $0.hasPrefix(prefix) }
     }
 }
 

@@ -29,30 +29,25 @@ import TestSupport
 
     /// What bash's completion offers for `line`, the cursor at its end.
     func bash(_ lib: LibHarness, _ line: String) throws -> [String] {
-        let harness = lib.home.file("complete.bash")
-        try #"""
-            source "$1"
-            COMP_WORDBREAKS=$' \t\n"\'@><=;|&(:'
-            COMP_LINE=$2
-            COMP_POINT=${#COMP_LINE}
-            read -ra COMP_WORDS <<<"$COMP_LINE"
-            [[ $COMP_LINE == *' ' ]] && COMP_WORDS+=('')
-            COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-            _lib
-            printf '%s\n' "${COMPREPLY[@]}"
-            """#.write(toFile: harness, atomically: true, encoding: .utf8)
-        let result = try CommandRunner.run("/bin/bash", ["--norc", "--noprofile", harness, repositoryRoot() + "/completions/lib.bash", line],
-                                           environment: environment(lib))
+        let result = try ShellCompletions.bash(line, completions: repositoryRoot() + "/completions", scratch: lib.home,
+                                               environment: environment(lib))
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
         return result.stdout.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
     }
 
     /// What fish's `complete -C` offers for `line`, each with its description.
     func fish(_ lib: LibHarness, _ line: String) throws -> [String] {
-        let result = try CommandRunner.run("/usr/bin/fish", ["--no-config", "-c", "source $argv[1]; complete -C $argv[2]",
-                                                             repositoryRoot() + "/completions/lib.fish", line], environment: environment(lib))
+        let result = try ShellCompletions.fish(line, completions: repositoryRoot() + "/completions", environment: environment(lib))
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
         return result.stdout.split(separator: "\n").map(String.init)
+    }
+
+    /// The matches zsh adds for `line` + TAB.
+    func zsh(_ lib: LibHarness, _ line: String) throws -> [String] {
+        let (matches, result) = try ShellCompletions.zsh(line, completions: repositoryRoot() + "/completions", scratch: lib.home,
+                                                         environment: environment(lib))
+        #expect(matches != nil, "zsh never finished completing '\(line)': \(result)")
+        return matches ?? []
     }
 
     @Test func eachCommandOffersThePathsItTakes() throws {
@@ -66,6 +61,29 @@ import TestSupport
         let plain = try CommandRunner.run(BuiltProducts.path("lib"), ["__complete", "conflicts"], environment: alice.environment)
         #expect(plain.stdout == "books/b-8\n", "\(plain)")
         _ = server
+    }
+
+    /// The account typed on the line chooses whose paths are offered, as it
+    /// would choose the account the command acts on (issue 49): `-A`,
+    /// `--account`, `--account=` and a `LIB_ACCOUNT=` assignment before
+    /// `lib`; and accounts are offered by alias too.
+    @Test func theAccountOnTheLineChoosesWhosePathsAreOffered() throws {
+        let server = try startDemoServer()
+        let lib = try LibHarness()
+        #expect(try lib.lib("login", server.baseURL, "--user", "alice", "--password-stdin", "--alias", "home", stdin: "alice-demo\n").status == 0)
+        #expect(try lib.lib("pull").status == 0, "alice has the 20 books; bob, current, has none")
+        try lib.login("bob", to: server)
+        let twelve = ["books/b-12"]
+        #expect(try bash(lib, "lib get books/b-12") == [], "bob's offline library is empty")
+        for line in ["lib -A home get books/b-12", "lib --account home get books/b-12", "lib --account=home get books/b-12",
+                     "lib get -A alice books/b-12", "LIB_ACCOUNT=home lib get books/b-12", "LIB_ACCOUNT=bob lib -A home get books/b-12"] {
+            #expect(try bash(lib, line) == twelve, "bash: \(line)")
+            #expect(try fish(lib, line).map { String($0.prefix { $0 != "\t" }) } == twelve, "fish: \(line)")
+            #expect(try zsh(lib, line) == twelve, "zsh: \(line)")
+        }
+        #expect(try bash(lib, "LIB_ACCOUNT=home lib -A bob get books/b-12") == [], "-A wins over LIB_ACCOUNT")
+        #expect(try bash(lib, "lib -A h") == ["home"], "the alias")
+        #expect(try bash(lib, "lib -A ") == ["alice@127.0.0.1:\(server.port)", "home", "bob@127.0.0.1:\(server.port)"])
     }
 
     @Test func fishShowsEachBooksTitle() throws {

@@ -20,65 +20,25 @@ struct CompletionScriptTests {
         environment = environmentForBuiltLib(home: home.path)
     }
 
+    var completions: String { Repository.root.appendingPathComponent("completions").path }
+
     /// The candidates the shell offers for `line` (the cursor at its end).
     func bashCandidates(_ line: String) throws -> [String] {
-        let harness = home.file("complete.bash")
-        try #"""
-            source "$1"
-            # bash's default, which splits user@host:port at '@' and ':'.
-            COMP_WORDBREAKS=$' \t\n"\'@><=;|&(:'
-            COMP_LINE=$2
-            COMP_POINT=${#COMP_LINE}
-            read -ra COMP_WORDS <<<"$COMP_LINE"
-            [[ $COMP_LINE == *' ' ]] && COMP_WORDS+=('')
-            COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-            _lib
-            printf '%s\n' "${COMPREPLY[@]}"
-            """#.write(toFile: harness, atomically: true, encoding: .utf8)
-        let script = Repository.root.appendingPathComponent("completions/lib.bash").path
-        let result = try CommandRunner.run(
-            "/bin/bash", ["--norc", "--noprofile", harness, script, line], environment: environment)
+        let result = try ShellCompletions.bash(line, completions: completions, scratch: home, environment: environment)
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
         return result.stdout.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
     }
 
-    /// The matches zsh's `_arguments` machinery adds for `line` + TAB, in an
-    /// interactive `zsh -f` on a pseudo-terminal (zpty), with `_lib` autoloaded
-    /// from completions/ by compinit, recording every `compadd`.
+    /// The matches zsh's `_arguments` machinery adds for `line` + TAB.
     func zshCandidates(_ line: String) throws -> [String] {
-        let output = home.file("zsh-matches")
-        try? FileManager.default.removeItem(atPath: output)
-        let harness = home.file("complete.zsh")
-        try #"""
-            zmodload zsh/zpty || exit 3
-            local dir=$1 out=$2 line=$3
-            zpty z zsh -f -i
-            zpty -w z "PS1=''; fpath=(${(q)dir} \$fpath); autoload -Uz compinit; compinit -u -D"
-            zpty -w z "zstyle ':completion:*' list-grouped false; zstyle ':completion:*' insert-tab false"
-            zpty -w z "compadd() { if (( \${@[(I)-[OAD]]} )); then builtin compadd \"\$@\"; return; fi; local -a __hits; builtin compadd -A __hits \"\$@\"; print -rl -- \$__hits >> ${(q)out}; builtin compadd \"\$@\"; }"
-            zpty -w z "_lib_test_done() { print -r -- '<done>' >> ${(q)out} }; comppostfuncs=(_lib_test_done)"
-            zpty -w -n z "$line"$'\t'
-            integer tries=0
-            while (( tries++ < 400 )); do
-              [[ -f $out ]] && grep -q '<done>' $out && break
-              zpty -r -t z junk 2>/dev/null
-              sleep 0.05
-            done
-            zpty -d z
-            """#.write(toFile: harness, atomically: true, encoding: .utf8)
-        let completions = Repository.root.appendingPathComponent("completions").path
-        let result = try CommandRunner.run("/usr/bin/zsh", ["-f", harness, completions, output, line], environment: environment)
-        let matches = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        #expect(matches.contains("<done>"), "zsh never finished completing '\(line)': \(result)")
-        return matches.split(separator: "\n").map(String.init).filter { !$0.isEmpty && $0 != "<done>" }
+        let (matches, result) = try ShellCompletions.zsh(line, completions: completions, scratch: home, environment: environment)
+        #expect(matches != nil, "zsh never finished completing '\(line)': \(result)")
+        return matches ?? []
     }
 
     /// What `complete -C` offers, without the descriptions.
     func fishCandidates(_ line: String) throws -> [String] {
-        let script = Repository.root.appendingPathComponent("completions/lib.fish").path
-        let result = try CommandRunner.run(
-            "/usr/bin/fish", ["--no-config", "-c", "source $argv[1]; complete -C $argv[2]", script, line],
-            environment: environment)
+        let result = try ShellCompletions.fish(line, completions: completions, environment: environment)
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
         return result.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }
     }
