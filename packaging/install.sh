@@ -73,14 +73,13 @@ lib() {
     done
     install -m 0644 "$src"/docs/json/*.schema.json "$d/share/lib/schemas/"
     user_units
-    if [ "$layout" = debian ]; then
-        install -d "$d/share/doc/lib"
-        install -m 0644 "$src/README.md" "$d/share/doc/lib/README.md"
-        # The user's guides beyond the man page (docs/ARCHITECTURE.md is for developers).
-        for f in CLI.md JSON.md KEYRING.md NETWORK.md PUSH.md READS.md WATCH.md; do
-            install -m 0644 "$src/docs/$f" "$d/share/doc/lib/$f"
-        done
-    fi
+    # The user's guides beyond the man page, where lib's help says they are
+    # (docs/ARCHITECTURE.md is for developers).
+    install -d "$d/share/doc/lib"
+    install -m 0644 "$src/README.md" "$d/share/doc/lib/README.md"
+    for f in CLI.md JSON.md KEYRING.md NETWORK.md PUSH.md READS.md WATCH.md; do
+        install -m 0644 "$src/docs/$f" "$d/share/doc/lib/$f"
+    done
 }
 
 lib_server() {
@@ -91,12 +90,13 @@ lib_server() {
     install -m 0644 "$src/man/lib-server.1" "$d/share/man/man1/lib-server.1"
     if [ "$layout" = debian ]; then
         unit lib-server.service "$server_destdir$system_units"
-        install -d "$server_destdir/etc/default" "$d/share/doc/lib-server"
+        install -d "$server_destdir/etc/default"
         install -m 0644 "$src/packaging/debian/lib-server.default" "$server_destdir/etc/default/lib-server"
-        for f in DEPLOY.md PROTOCOL.md FAULTS.md openapi.yaml; do
-            install -m 0644 "$src/docs/$f" "$d/share/doc/lib-server/$f"
-        done
     fi
+    install -d "$d/share/doc/lib-server"
+    for f in DEPLOY.md PROTOCOL.md FAULTS.md openapi.yaml; do
+        install -m 0644 "$src/docs/$f" "$d/share/doc/lib-server/$f"
+    done
 }
 
 for part in "$@"; do

@@ -32,15 +32,16 @@ enum ManualSections {
         With --json every command prints one JSON document on standard output, \
         and a failing command one more on standard error: \
         {"error": {"message", "exit_code", "reason"}}. The fields of each \
-        command's document, and their JSON Schemas, are in docs/JSON.md and \
-        docs/json/*.schema.json of lib's sources; the schemas are installed \
-        in share/lib/schemas. Fields are added, never renamed or removed; \
+        command's document are in JSON.md, with lib's other guides in \
+        /usr/share/doc/lib, and their JSON Schemas in /usr/share/lib/schemas \
+        (both under /usr/local after make install). Fields are added, never \
+        renamed or removed; \
         times are unix seconds, integers.
 
         lib status --porcelain prints, for each account, key value lines \
         (account, current, pending, conflicts, rejected, set-aside), then one \
         'write STATUS KIND ATTEMPTS CREATED PATH FIELDS' line per write, then \
-        a blank line; also documented in docs/JSON.md.
+        a blank line; also documented in JSON.md.
 
         With -q, success and temporary failures (exit 75) print nothing, \
         unless the oldest pending write has waited longer than \

@@ -7,14 +7,14 @@ import Foundation
 enum ServerFlags {
     static let serve = ServerCommandSyntax<ServeOptions>(
         words: [],
-        summary: "Serves protocols v1 and v2 (docs/PROTOCOL.md). The first line on stdout is 'listening on http://HOST:PORT'.",
+        summary: "Serves protocols v1 and v2 (PROTOCOL.md in /usr/share/doc/lib-server). The first line on stdout is 'listening on http://HOST:PORT'.",
         flags: [
             ServerFlag(name: "db", short: nil, value: "PATH|URI",
                        summary: "the database: an SQLite file, or postgresql://USER@HOST:PORT/DB",
                        manual: """
                            The database: an SQLite file, or a libpq connection URI such as \
                            postgresql://lib-server@localhost:5432/library, for a database several servers share \
-                           (docs/DEPLOY.md). A libpq keyword=value string (host=a,b,c dbname=library \
+                           (DEPLOY.md). A libpq keyword=value string (host=a,b,c dbname=library \
                            target_session_attrs=read-write) or a URI with several hosts names a replicated \
                            PostgreSQL: after losing its connection, lib-server finds the new primary by itself. \
                            Pointed at a standby only, it serves reads and answers writes 503. \
@@ -86,10 +86,10 @@ enum ServerFlags {
                 options.changeRetention = TimeInterval(seconds)
             },
             ServerFlag(name: "fault", short: nil, value: "SPEC",
-                       summary: "for tests: misbehave as SPEC says (docs/FAULTS.md)",
+                       summary: "for tests: misbehave as SPEC says (FAULTS.md)",
                        manual: """
                            For tests only: makes the server misbehave as SPEC says (drop a connection, delay, answer \
-                           an error status; docs/FAULTS.md). May be given more than once. Faults come only from the \
+                           an error status; FAULTS.md). May be given more than once. Faults come only from the \
                            flags, never from the environment.
                            """, isRepeatable: true) { options, value throws(ServerUsageError) in
                 do throws(FaultRuleError) { options.faults.append(try FaultRule(parsing: value)) } catch {

@@ -188,6 +188,25 @@ import TestSupport
         }
     }
 
+    /// What the man pages (and so `lib help`) name is there after the
+    /// package is installed (issue 49: they named docs/json/, docs/JSON.md
+    /// and contrib/, which exist only in lib's sources).
+    @Test func everyPathTheManPagesNameIsInThePackages() throws {
+        let built = try packages()
+        for page in ["lib.1", "lib-server.1"] {
+            let text = try String(contentsOfFile: repositoryRoot() + "/man/" + page, encoding: .utf8)
+                .replacingOccurrences(of: "\\-", with: "-").replacingOccurrences(of: "\\&", with: "")
+            #expect(!text.contains("docs/") && !text.contains("contrib/"), "\(page) names a path of the sources")
+            let named = text.matches(of: /\/usr\/[A-Za-z0-9_.\/-]+/).map { String($0.output).trimmingCharacters(in: CharacterSet(charactersIn: ".,")) }
+                .filter { !$0.hasPrefix("/usr/local") && !$0.hasPrefix("/usr/bin") }
+            #expect(!named.isEmpty, "\(page) names no installed path")
+            for path in Set(named) {
+                let there = [built.libRoot, built.serverRoot].contains { FileManager.default.fileExists(atPath: $0 + path) }
+                #expect(there, "\(page) names \(path), which neither package installs")
+            }
+        }
+    }
+
     /// lib-server(1), as packaged, names every flag of --help and the version.
     @Test func serverManPageNamesEveryFlagOfHelpAndTheVersion() throws {
         let help = try CommandRunner.run(BuiltProducts.path("lib-server"), ["--help"])

@@ -9,7 +9,8 @@ public enum GlobalOptionsSyntax {
         "json", "Print one JSON document instead of text",
         details: """
             The format is for scripts and does not change between versions; each \
-            command's schema is in docs/json/. Errors are then a JSON document \
+            command's JSON Schema is installed in /usr/share/lib/schemas (under \
+            /usr/local after make install). Errors are then a JSON document \
             on standard error too: {"error": {"message", "exit_code", "reason"}}.
             """)
     public static let quiet = OptionSpec.flag(

@@ -33,7 +33,7 @@ enum Doctor: Verb {
 
             Warnings (such as a bus that cron will not find) do not change the \
             exit status; problems do, the worst one deciding it. With --json, \
-            one document lists every check (docs/json/doctor.schema.json).
+            one document lists every check (doctor.schema.json).
             """,
         examples: [
             .init("lib doctor", "Check everything, for every signed-in account."),

@@ -44,7 +44,7 @@ enum Push: Verb {
             changes on the server (one waiting change-feed request per account, \
             to a server that holds them) or else every LIB_WATCH_PULL_INTERVAL \
             seconds (default 900; 0: neither), except while metered with \
-            LIB_METERED=defer. See contrib/systemd/lib-push.service.
+            LIB_METERED=defer. See the user unit lib-push.service in /usr/lib/systemd/user.
             """)
     static let all = OptionSpec.flag("all", "Push every signed-in account, each with its own token")
     static let strict = OptionSpec.flag(

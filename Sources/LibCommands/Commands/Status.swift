@@ -21,10 +21,10 @@ enum Status: Verb {
         details: "git's status --short shape: '## ACCOUNT', then 'XY PATH' per write; X is A (create), M (change) or D (delete), Y is a space (pending), S (sent, no answer yet), U (conflict) or R (rejected).")
     static let porcelain = OptionSpec.flag(
         "porcelain", "Stable output for scripts",
-        details: "The account's counters as 'key value' lines, then one 'write STATUS KIND ATTEMPTS CREATED PATH FIELDS' line per write, then a blank line (docs/CLI.md).")
+        details: "The account's counters as 'key value' lines, then one 'write STATUS KIND ATTEMPTS CREATED PATH FIELDS' line per write, then a blank line (CLI.md in /usr/share/doc/lib).")
     static let prompt = OptionSpec.flag(
         "prompt", "The account's segment for a shell prompt",
-        details: "The account's alias, or its user name (with the host, or the port, when another account shares it; cut to 20 characters), then the writes pending, conflicts, rejected and set aside, each a mark and a count: 'alice +3 =1 x2 ~4' when the locale is not UTF-8, arrows and symbols when it is; then what waits in the other accounts, added up ('alice +3 | +1'); nothing at all when nothing waits. Read from the accounts' prompt files, which the snippets in contrib/prompt read without starting lib.")
+        details: "The account's alias, or its user name (with the host, or the port, when another account shares it; cut to 20 characters), then the writes pending, conflicts, rejected and set aside, each a mark and a count: 'alice +3 =1 x2 ~4' when the locale is not UTF-8, arrows and symbols when it is; then what waits in the other accounts, added up ('alice +3 | +1'); nothing at all when nothing waits. Read from the accounts' prompt files, which the snippets in /usr/share/lib/prompt read without starting lib.")
     static let all = OptionSpec.flag("all", "Show every signed-in account")
 
     static let command = CommandSpec(
