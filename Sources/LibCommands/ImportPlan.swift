@@ -43,18 +43,19 @@ struct ImportPlan {
 
     /// A change against the version the line names. When that is the
     /// cached one (or the line names none) the base is this device's
-    /// version, as for `lib edit`. When the line was exported at another
-    /// version, its own fields stand for what was seen then: on the server
-    /// each field the change sets then either still has the line's value
-    /// or already the new one, or the write is a conflict for `lib resolve`
-    /// (a line older than the server never overwrites a newer value unseen).
+    /// version, as for `lib edit`. When the line names another version,
+    /// this device knows of it only what the line says, and the line may
+    /// hold edits: the base is the line's book without the fields the
+    /// change sets, left unknown. On the server each of them is then a
+    /// clash unless it already has the new value, and `lib resolve` shows
+    /// both sides of it: a line older than the server never overwrites a
+    /// value it did not see.
     private static func update(_ line: ExportLine, _ changes: FieldChanges, present: JSONObject,
                                cached: CachedDocument?) -> Outbox.NewWrite {
-        let base: (body: JSONObject, etag: String?)
-        if let etag = line.etag, etag != cached?.etag, let document = line.document {
-            base = (document, etag)
-        } else {
-            base = (present, cached?.etag)
+        var base = (body: present, etag: cached?.etag)
+        if let etag = line.etag, etag != cached?.etag, var seen = line.document {
+            for name in changes.names { seen[name] = nil }
+            base = (seen, etag)
         }
         return Outbox.NewWrite(path: line.path, intent: .change(changes), baseBody: JSONValue.object(base.body).serialized(),
                                baseETag: base.etag)
