@@ -127,12 +127,13 @@ struct ImportFile {
         var problems: [String] = []
         var firstLine: [String: Int] = [:]
         var number = 0
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // By bytes: a String splits characters, and "\r\n" is one.
+        for raw in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
-            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
-            if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
+            let line = raw.last == UInt8(ascii: "\r") ? raw.dropLast() : raw
+            if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
             do {
-                let parsed = try ExportLine.parse(String(line), rules: rules)
+                let parsed = try ExportLine.parse(String(decoding: line, as: UTF8.self), rules: rules)
                 if let earlier = firstLine[parsed.id] {
                     problems.append("line \(number): \(parsed.path) is also on line \(earlier); a book may be named once")
                     continue
