@@ -44,9 +44,11 @@ enum Import: Verb {
             .init("lib import --dry-run library.ndjson", "Count them only."),
             .init("lib -A alice export | lib -A bob@other.example.org import -", "Copy a library to another account."),
         ],
-        exitStatuses: .usual(success: "Queued (or, with --dry-run, counted).",
-                             failure: "The offline library is not complete yet (run lib pull), or FILE could not be read.",
-                             also: [.init(.usage, "A bad command line, or a bad line in FILE (named); nothing queued.")]))
+        exitStatuses: [
+            .init(.success, "Queued (or, with --dry-run, counted)."),
+            .init(.failure, "The offline library is not complete yet (run lib pull), or FILE could not be read."),
+            .init(.usage, "A bad command line, or a bad line in FILE (each named); nothing queued."),
+        ])
 
     struct Options: Equatable {
         /// nil: standard input.
