@@ -60,7 +60,7 @@ enum Export: Verb {
 
     static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
         let workspace = try AccountWorkspace(context)
-        let store = try completeLibrary(workspace, doing: "exported")
+        let store = try completeLibrary(workspace, doing: "exported") { try AccountStore(readingFrom: $0) }
         let collection = ExportLine.collection + "/"
         var deletions: ArraySlice<String> = options.deleted ? try store.deletionsSeen.paths(under: collection)[...] : []
         var counts = (books: 0, deleted: 0)
@@ -119,12 +119,13 @@ enum Export: Verb {
 
     /// The account's store, when its offline library is complete (a pull
     /// listed it whole): only then is a book missing from it missing from
-    /// the server. Opened read-only.
-    static func completeLibrary(_ workspace: AccountWorkspace, doing what: String) throws -> AccountStore {
+    /// the server. `open` opens an existing store (read-only for export).
+    static func completeLibrary(_ workspace: AccountWorkspace, doing what: String,
+                                open: (String) throws -> AccountStore) throws -> AccountStore {
         let storePath = workspace.paths.storePath(workspace.name)
         let notComplete = "The offline library of \(workspace.name) is not complete, so nothing was \(what): run `\(workspace.lib) pull` first."
         guard access(storePath, F_OK) == 0 else { throw CommandFailure(notComplete) }
-        let store = try AccountStore(readingFrom: storePath)
+        let store = try open(storePath)
         guard try store.mirror(of: ExportLine.collection).cursor() != nil else { throw CommandFailure(notComplete) }
         return store
     }

@@ -67,8 +67,7 @@ enum Import: Verb {
     static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
         let workspace = try AccountWorkspace(context)
         // Checked before the file is read: a file is no use without it.
-        _ = try Export.completeLibrary(workspace, doing: options.dryRun ? "counted" : "queued")
-        let store = try workspace.openStore()
+        let store = try Export.completeLibrary(workspace, doing: options.dryRun ? "counted" : "queued") { _ in try workspace.openStore() }
         let text = try read(options.file, context)
         let parsed = ImportFile(text: text, rules: try BookRules.forAccount(store))
         guard parsed.problems.isEmpty else {
