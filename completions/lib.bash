@@ -27,7 +27,7 @@ _lib_complete_value() {
         accounts) mapfile -t values < <(command lib __complete accounts 2>/dev/null) ;;
         paths|resources|conflicts|pushed) mapfile -t values < <(command lib "${account[@]}" __complete "$kind" "${word#"$lead"}" 2>/dev/null) ;;
         fields) mapfile -t values < <(command lib "${account[@]}" __complete fields "${word#"$lead"}" 2>/dev/null) ;;
-        commands) values=(login logout switch rule get edit new push pull search status diff discard restore log revert resolve doctor completion help) ;;
+        commands) values=(login logout switch rule get edit new push pull search export import status diff discard restore log revert resolve doctor completion help) ;;
         words:*) read -ra values <<<"${kind#words:}" ;;
         *) COMPREPLY=(); return ;;
     esac
@@ -80,6 +80,9 @@ _lib_option_kind() {
         search:--sort) _lib_kind='words:relevance id title author year copies' ;;
         search:--limit) _lib_kind='none' ;;
         search:-A|search:--account) _lib_kind='accounts' ;;
+        export:-o|export:--output) _lib_kind='none' ;;
+        export:-A|export:--account) _lib_kind='accounts' ;;
+        import:-A|import:--account) _lib_kind='accounts' ;;
         status:-A|status:--account) _lib_kind='accounts' ;;
         diff:-A|diff:--account) _lib_kind='accounts' ;;
         discard:-A|discard:--account) _lib_kind='accounts' ;;
@@ -138,6 +141,11 @@ _lib_argument_kind() {
             case $2 in
                 *) _lib_kind='none' ;;
             esac ;;
+        import)
+            case $2 in
+                0) _lib_kind='none' ;;
+                *) return 1 ;;
+            esac ;;
         diff)
             case $2 in
                 0) _lib_kind='paths' ;;
@@ -193,6 +201,8 @@ _lib_options_of() {
         push) _lib_options=(--wait --watch --all --strict -n --dry-run -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         pull) _lib_options=(--all --watch -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         search) _lib_options=(--sort --limit -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        export) _lib_options=(--deleted -o --output -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        import) _lib_options=(-n --dry-run -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         status) _lib_options=(-s --short --porcelain --prompt --all -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         diff) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         discard) _lib_options=(--all --force --yes -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;

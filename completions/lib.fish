@@ -103,7 +103,7 @@ end
 # Succeeds when option $argv[2] of command $argv[1] takes a separate value.
 function __lib_takes_value
     switch "$argv[1] $argv[2]"
-        case 'login --user' 'login --alias' 'login -A' 'login --account' 'logout -A' 'logout --account' 'switch --alias' 'switch -A' 'switch --account' 'rule -A' 'rule --account' 'get --timeout' 'get -A' 'get --account' 'edit -A' 'edit --account' 'new -A' 'new --account' 'push --wait' 'push -A' 'push --account' 'pull -A' 'pull --account' 'search --sort' 'search --limit' 'search -A' 'search --account' 'status -A' 'status --account' 'diff -A' 'diff --account' 'discard -A' 'discard --account' 'restore -A' 'restore --account' 'log -n' 'log --max-count' 'log -A' 'log --account' 'revert -A' 'revert --account' 'resolve -A' 'resolve --account' 'doctor -A' 'doctor --account' 'completion -A' 'completion --account' 'help -A' 'help --account'
+        case 'login --user' 'login --alias' 'login -A' 'login --account' 'logout -A' 'logout --account' 'switch --alias' 'switch -A' 'switch --account' 'rule -A' 'rule --account' 'get --timeout' 'get -A' 'get --account' 'edit -A' 'edit --account' 'new -A' 'new --account' 'push --wait' 'push -A' 'push --account' 'pull -A' 'pull --account' 'search --sort' 'search --limit' 'search -A' 'search --account' 'export -o' 'export --output' 'export -A' 'export --account' 'import -A' 'import --account' 'status -A' 'status --account' 'diff -A' 'diff --account' 'discard -A' 'discard --account' 'restore -A' 'restore --account' 'log -n' 'log --max-count' 'log -A' 'log --account' 'revert -A' 'revert --account' 'resolve -A' 'resolve --account' 'doctor -A' 'doctor --account' 'completion -A' 'completion --account' 'help -A' 'help --account'
             return 0
     end
     return 1
@@ -129,6 +129,8 @@ complete -c lib -n 'not __lib_command' -a new -d 'Make a new document, with an i
 complete -c lib -n 'not __lib_command' -a push -d 'Send pending writes to the server, in order'
 complete -c lib -n 'not __lib_command' -a pull -d 'Bring the offline library up to date (changes only)'
 complete -c lib -n 'not __lib_command' -a search -d 'Search the offline library, pending writes included'
+complete -c lib -n 'not __lib_command' -a export -d 'Write the offline library as JSON lines'
+complete -c lib -n 'not __lib_command' -a import -d 'Queue the writes that make the library match a file'
 complete -c lib -n 'not __lib_command' -a status -d 'Show pending writes, conflicts and the account'
 complete -c lib -n 'not __lib_command' -a diff -d 'Show what pending writes change, field by field'
 complete -c lib -n 'not __lib_command' -a discard -d 'Take back pending writes'
@@ -254,6 +256,25 @@ complete -c lib -n '__lib_using search' -s q -l quiet -d 'Print nothing but prob
 complete -c lib -n '__lib_using search' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using search' -l no-color -d 'Never colour the output'
 
+# lib export
+complete -c lib -n '__lib_using export' -l deleted -d 'Add a line for each book a pull saw deleted'
+complete -c lib -n '__lib_using export' -s o -l output -x -d 'Write to FILE (0600, replaced whole) instead of standard output'
+complete -c lib -n '__lib_using export' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using export' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using export' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using export' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using export' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using export' -l no-color -d 'Never colour the output'
+
+# lib import
+complete -c lib -n '__lib_using import' -s n -l dry-run -d 'Say what would be queued, and queue nothing'
+complete -c lib -n '__lib_using import' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using import' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using import' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using import' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using import' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using import' -l no-color -d 'Never colour the output'
+
 # lib status
 complete -c lib -n '__lib_using status; and not __fish_seen_argument -l porcelain; and not __fish_seen_argument -l prompt' -s s -l short -d 'One line per pending write or conflict'
 complete -c lib -n '__lib_using status; and not __fish_seen_argument -l short; and not __fish_seen_argument -l prompt' -l porcelain -d 'Stable output for scripts'
@@ -359,4 +380,4 @@ complete -c lib -n '__lib_using help' -l json -d 'Print one JSON document instea
 complete -c lib -n '__lib_using help' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using help' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using help' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument help 1' -a 'login logout switch rule get edit new push pull search status diff discard restore log revert resolve doctor completion help' -d 'The command to explain'
+complete -c lib -n '__lib_at_argument help 1' -a 'login logout switch rule get edit new push pull search export import status diff discard restore log revert resolve doctor completion help' -d 'The command to explain'

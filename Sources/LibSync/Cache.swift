@@ -117,6 +117,19 @@ public struct Cache {
         }
     }
 
+    /// Every cached document whose path starts with `prefix`, in path order
+    /// (byte order), one at a time: `lib export` writes a whole library
+    /// without holding it in memory.
+    public func forEachDocument(under prefix: String, _ body: (CachedDocument) throws -> Void) throws {
+        let statement = try db.prepare(
+            "SELECT path, body, etag, fetched_at, validated_at FROM documents WHERE path >= ?1 AND path < ?2 ORDER BY path")
+        try statement.bind([.text(prefix), .text(prefix + "\u{10FFFF}")])
+        while try statement.step() {
+            try body(CachedDocument(path: statement.text(at: 0) ?? "", body: statement.text(at: 1) ?? "", etag: statement.text(at: 2),
+                                    fetchedAt: statement.value(at: 3).real ?? 0, validatedAt: statement.value(at: 4).real ?? 0))
+        }
+    }
+
     /// How many documents are cached under `prefix` (`books/`).
     public func count(under prefix: String) throws -> Int {
         Int(try db.scalar("SELECT count(*) FROM documents WHERE path >= ?1 AND path < ?2",

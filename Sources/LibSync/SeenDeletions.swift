@@ -32,6 +32,12 @@ public struct SeenDeletions {
         }
     }
 
+    /// The deleted paths kept (the newest `limit`) under `prefix`, in path order.
+    public func paths(under prefix: String) throws -> [String] {
+        try db.query("SELECT path FROM deletions_seen WHERE path >= ?1 AND path < ?2 ORDER BY path",
+                     [.text(prefix), .text(prefix + "\u{10FFFF}")]).compactMap { $0[0].text }
+    }
+
     /// When a pull saw `path` deleted on the server; nil when none did.
     public func seenAt(_ path: String) throws -> UnixSeconds? {
         try db.scalar(cached: "SELECT seen_at FROM deletions_seen WHERE path = ?1", [.text(path)])?.real

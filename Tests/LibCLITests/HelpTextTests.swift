@@ -60,6 +60,8 @@ private func everyHelpText() -> [(name: String, text: String)] {
         "lib push [--wait DURATION | --watch] [--all] [--strict] [--dry-run]",
         "lib pull [--all] [--watch]",
         "lib search TEXT ... [--sort FIELD] [--limit N]",
+        "lib export [--deleted] [--output FILE]",
+        "lib import FILE [--dry-run]",
         "lib status [--short | --porcelain | --prompt] [--all]",
         "lib diff [PATH]",
         "lib discard [PATH ...] [--all] [--force] [--yes]",

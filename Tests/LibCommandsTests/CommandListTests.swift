@@ -33,6 +33,7 @@ func everyRegisteredCommandHasAHandler(name: String) {
     (["switch"], false), (["resolve"], false), (["get", "books", "--offline"], false), (["edit", "books/b-1", "a=1"], false),
     (["get", "books"], true), (["edit", "books/b-1", "a=1", "--push"], true), (["push"], true), (["login"], true),
     (["logout"], true), (["doctor"], true), (["search", "dune"], false), (["pull"], true), (["pull", "--all"], true),
+    (["export", "--deleted"], false), (["import", "-", "--dry-run"], false),
 ])
 func eachVerbSaysWhereItRuns(arguments: [String], online: Bool) throws {
     guard case .run(let parsed) = try CommandLineParser(registry: .lib).parse(arguments),
