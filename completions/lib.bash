@@ -198,7 +198,7 @@ _lib_options_of() {
         get) _lib_options=(--offline --fresh --timeout -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         edit) _lib_options=(--create --delete --push -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         new) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
-        push) _lib_options=(--wait --watch --all --strict -n --dry-run -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        push) _lib_options=(--wait --watch --all --strict --force -n --dry-run -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         pull) _lib_options=(--all --watch -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         search) _lib_options=(--sort --limit -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         export) _lib_options=(--deleted -o --output -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;

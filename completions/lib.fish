@@ -228,6 +228,7 @@ complete -c lib -n '__lib_using push; and not __fish_seen_argument -l watch' -l 
 complete -c lib -n '__lib_using push; and not __fish_seen_argument -l wait' -l watch -d 'Run until stopped, pushing each write soon after it is saved (for a service)'
 complete -c lib -n '__lib_using push' -l all -d 'Push every signed-in account, each with its own token'
 complete -c lib -n '__lib_using push' -l strict -d 'Any change of a book since the version a write saw is a conflict (the whole-version rule)'
+complete -c lib -n '__lib_using push' -l force -d 'Push even writes that delete or blank many books (the mass-change guard)'
 complete -c lib -n '__lib_using push' -s n -l dry-run -d 'Print what would be sent, in order; send and change nothing'
 complete -c lib -n '__lib_using push' -s h -l help -d 'Show help and exit'
 complete -c lib -n '__lib_using push' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'

@@ -11,6 +11,9 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case attention = 3
     /// Not signed in, token rejected, or keyring absent, locked or refused.
     case authentication = 4
+    /// `push`: the mass-change guard refused writes that would delete or
+    /// blank too many books; nothing was sent (`push --force` if meant).
+    case refused = 5
     /// Offline, server unreachable, 5xx or 429: nothing lost, try later
     /// (`EX_TEMPFAIL` from sysexits.h).
     case temporaryFailure = 75
@@ -23,6 +26,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .usage: "Usage error: the message names the flag or argument and suggests near matches."
         case .attention: "Attention needed: conflicts or rejected writes remain."
         case .authentication: "Authentication needed: not signed in, token rejected (401), or keyring absent, locked or refused."
+        case .refused: "Refused: the push would delete or blank too many books; nothing was sent (lib push --force if you mean it)."
         case .temporaryFailure: "Temporary failure: offline, server unreachable, 5xx or 429. Nothing is lost; try again later."
         }
     }

@@ -88,6 +88,7 @@ extension ExitCode {
         case .usage: "usage"
         case .attention: "attention"
         case .authentication: "authentication"
+        case .refused: "refused"
         case .temporaryFailure: "temporary"
         }
     }

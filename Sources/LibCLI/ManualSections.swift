@@ -75,6 +75,13 @@ enum ManualSections {
             temporary failure is printed after all: seconds, or with s, m, h or \
             d (default 1d).
             """),
+        Entry(term: "LIB_GUARD", text: """
+            BOOKS,PERCENT (default 20,20): push (and edit --push) refuses, exit \
+            5, sending nothing, writes that would delete books or blank a field \
+            of more than BOOKS books and more than PERCENT % of the offline \
+            library's books; off: no such check on this device (the server \
+            keeps its own). push --force gets past it.
+            """),
         Entry(term: "LIB_DEBUG", text: """
             1 traces each request on standard error as -v does; 2 as -vv does \
             (libcurl's trace). Authorization and cookies are always redacted.

@@ -37,7 +37,7 @@ public struct QuietRule: Sendable, Equatable {
         switch code {
         case .success: return true
         case .temporaryFailure: return (oldestPendingAge ?? 0) <= threshold
-        case .failure, .usage, .attention, .authentication: return false
+        case .failure, .usage, .attention, .authentication, .refused: return false
         }
     }
 }

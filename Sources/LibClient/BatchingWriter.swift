@@ -82,10 +82,13 @@ public struct BatchingWriter {
     /// `deadline` is an instant of `clock`, the monotonic clock but in
     /// tests; each request's timeouts are capped to it as well.
     public init(api: ServerAPI, rules: BookRules, memory: ProtocolMemory, deadline: Double? = nil,
+                confirmsMassChange: Bool = false,
                 clock: @escaping () -> Double = MonotonicClock.now, stopRequested: @escaping () -> Bool = { false }) {
         var api = api
         api.deadline = deadline
-        writer = LibraryWriter(api: api, rules: rules)
+        var writer = LibraryWriter(api: api, rules: rules)
+        writer.confirmsMassChange = confirmsMassChange
+        self.writer = writer
         self.memory = memory
         self.deadline = deadline
         self.clock = clock

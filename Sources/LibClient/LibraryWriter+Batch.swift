@@ -25,7 +25,8 @@ extension LibraryWriter {
     public func send(batch items: [WriteItem]) -> BatchAnswer {
         let response: HTTPResponse
         do {
-            response = try api.send("POST", "/v2/writes", json: Self.batchBody(items))
+            let headers = confirmsMassChange ? [(MassChangeGuard.confirmHeader, "1")] : []
+            response = try api.send("POST", "/v2/writes", headers: headers, json: Self.batchBody(items))
         } catch {
             return .failed(.temporary(api.explainedThroughProxy(error)))
         }
@@ -45,6 +46,8 @@ extension LibraryWriter {
             }
         case 404 where LibraryServerProof.provesRouteMissing(response), 405 where LibraryServerProof.provesRouteMissing(response):
             return .notSupported
+        case 422 where MassChangeProblem(response) != nil:
+            return .failed(.refusedMassChange(MassChangeProblem(response)!))
         case 413:
             return .failed(.temporary(TransportFailure(
                 kind: .serverError(status: 413, reason: "Content Too Large", retryAfter: nil), endpoint: api.endpoint)))

@@ -10,6 +10,9 @@ public struct LibraryWriter {
     public let api: ServerAPI
     /// What a returned book is checked with: the account's book schema.
     public let rules: BookRules
+    /// Tells the server, with each batch, that a mass change is meant
+    /// (`lib push --force`: `Lib-Confirm-Mass-Change: 1`).
+    public var confirmsMassChange = false
 
     public init(api: ServerAPI, rules: BookRules = .builtIn) {
         self.api = api

@@ -17,11 +17,14 @@ public enum WriteAnswer: Sendable {
     /// A transport failure, 409 (key in flight), 429, 5xx, or an answer that
     /// is not the library server's: try again later with the same key.
     case temporary(TransportFailure)
+    /// A 422 to the whole batch from the server's mass-change guard: it
+    /// applied nothing; the writes wait for `lib push --force`.
+    case refusedMassChange(MassChangeProblem)
 
-    /// A temporary failure or a 401: nothing more is sent.
+    /// A temporary failure, a 401 or the guard's refusal: nothing more is sent.
     public var stopsSending: Bool {
         switch self {
-        case .unauthorized, .temporary: return true
+        case .unauthorized, .temporary, .refusedMassChange: return true
         case .applied, .conflict, .rejected: return false
         }
     }

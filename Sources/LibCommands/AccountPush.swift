@@ -25,6 +25,11 @@ struct AccountPush {
 
     /// `push --strict`: updates go under the whole-version rule.
     var strict = false
+    /// The mass-change guard this push checks its writes against (nil: off,
+    /// `LIB_GUARD=off`); the server checks each request against its own.
+    var massChangeGuard: MassChangeGuard? = .standard
+    /// `push --force`: no guard here, and the server is told the writes are meant.
+    var force = false
     /// Monotonic seconds, for the deadline, the backoff and the progress line.
     var monotonicNow: () -> Double = MonotonicClock.now
 
@@ -46,6 +51,8 @@ struct AccountPush {
         /// conflicts, rejections), and why the push stopped short.
         var answered = 0
         var stop: Stop?
+        /// The mass-change guard's refusal (exit code 5): nothing was sent.
+        var refusal: MassChangeRefusal? = nil
     }
 
     /// Why a push ended before the outbox was empty, as `push --watch`
@@ -63,6 +70,9 @@ struct AccountPush {
         case signedOut
         /// stopRequested said so.
         case interrupted
+        /// The mass-change guard refused the writes: nothing more until
+        /// they change or `push --force`.
+        case refused
         /// Anything else (TLS, a store problem...).
         case failed
     }
@@ -95,7 +105,10 @@ struct AccountPush {
         // Read once, before the lock: a logout that begins while this push
         // waits raises it, and PushRun then sends nothing.
         let generation = try store.generation()
-        if try store.outbox.counts().pending == 0 { return try finish(Tally(), store: store) }
+        if try store.outbox.counts().pending == 0 {
+            try MassChangeRefusal.clear(in: store)
+            return try finish(Tally(), store: store)
+        }
         if let deadline, NetworkManagerWait.defersWhenMetered(workspace.context) {
             // Asked before a request only because the user asked for it.
             let outcome = NetworkManagerWait(progress: progress).wait(
@@ -114,6 +127,8 @@ struct AccountPush {
                           exitCode: .temporaryFailure, stop: .lockBusy)
         }
         defer { withExtendedLifetime(lock) {} }
+        // Counted under the lock: what this push would send, before anything is.
+        if let refused = try refusedByGuard(store) { return refused }
 
         let token = try workspace.token()
         let explainer = FailureExplainer { [workspace] in workspace.context.diagnose($0, account: workspace.name, pendingWrites: 0) }
@@ -121,7 +136,7 @@ struct AccountPush {
         defer { workspace.recordContact(heard, store: store) }
         var sender = HTTPWriteSender(api: api, rules: try BookRules.forAccount(store),
                                      deadline: deadline, explainer: explainer, strict: strict || Self.strictByConfiguration(workspace.context),
-                                     memory: protocolMemory(store), stopRequested: stopRequested)
+                                     memory: protocolMemory(store), confirmsMassChange: force, stopRequested: stopRequested)
         var backoff = RetryBackoff()
         var tally = Tally()
         let counter = PushProgress(progress: progress, pending: try store.outbox.counts().pending,
@@ -150,6 +165,10 @@ struct AccountPush {
                 if case .stopped = stopped {
                     return try finish(tally, store: store, stop: .interrupted)
                 }
+                if case .massChangeRefused(let refusal) = stopped {
+                    // The server's guard, stricter than this device's: that request applied nothing.
+                    return try refused(refusal, tally: tally, store: store)
+                }
                 guard case .failed(let failure, let diagnosed) = stopped else {
                     return try finish(tally, store: store, problem: AccountProblem("Out of time; \(Self.saved(pending))", namesAccount: false),
                                       exitCode: .temporaryFailure)
@@ -175,6 +194,35 @@ struct AccountPush {
                 }
             }
         }
+    }
+
+    /// The guard's refusal of the outbox's pending writes, recorded for `lib
+    /// status`; nil when they pass (and an earlier refusal is forgotten).
+    private func refusedByGuard(_ store: AccountStore) throws -> Result? {
+        guard !force, let rule = massChangeGuard else {
+            try MassChangeRefusal.clear(in: store)
+            return nil
+        }
+        let change = try MassChange(store: store)
+        guard rule.refuses(change.destructive, ofTotal: change.books) else {
+            try MassChangeRefusal.clear(in: store)
+            return nil
+        }
+        let refusal = MassChangeRefusal(destructive: change.destructive, books: change.books,
+                                        allowed: rule.allowed(ofTotal: change.books), byServer: false,
+                                        at: workspace.context.now().secondsSince1970)
+        return try refused(refusal, tally: Tally(), store: store)
+    }
+
+    private func refused(_ refusal: MassChangeRefusal, tally: Tally, store: AccountStore) throws -> Result {
+        var refusal = refusal
+        refusal.at = workspace.context.now().secondsSince1970
+        try refusal.record(in: store)
+        var result = try finish(tally, store: store, stop: .refused,
+                                problem: AccountProblem(MassChangeWords.refusal(refusal, lib: workspace.lib), namesAccount: false),
+                                exitCode: .refused)
+        result.refusal = refusal
+        return result
     }
 
     /// `LIB_STRICT_WRITES=1`: every push of this user as with `--strict`.

@@ -19,6 +19,8 @@ struct HTTPWriteSender: WriteSender {
         /// The request failed, or its answer was not the library server's:
         /// what happened, and its one explanation.
         case failed(TransportFailure, FailureExplanation)
+        /// The server's mass-change guard refused the batch: nothing of it was applied.
+        case massChangeRefused(MassChangeRefusal)
     }
 
     /// What the account's store knows of the server's protocol, and how to
@@ -31,8 +33,10 @@ struct HTTPWriteSender: WriteSender {
     private var wire: BatchingWriter
 
     init(api: ServerAPI, rules: BookRules, deadline: Double?, explainer: FailureExplainer, strict: Bool = false,
-         memory: ProtocolMemory = ProtocolMemory(known: .v1Only), stopRequested: @escaping () -> Bool = { false }) {
-        wire = BatchingWriter(api: api, rules: rules, memory: memory, deadline: deadline, stopRequested: stopRequested)
+         memory: ProtocolMemory = ProtocolMemory(known: .v1Only), confirmsMassChange: Bool = false,
+         stopRequested: @escaping () -> Bool = { false }) {
+        wire = BatchingWriter(api: api, rules: rules, memory: memory, deadline: deadline, confirmsMassChange: confirmsMassChange,
+                              stopRequested: stopRequested)
         self.explainer = explainer
         self.strict = strict
     }
@@ -108,6 +112,12 @@ struct HTTPWriteSender: WriteSender {
         case .applied(let document, let etag, let merged): return (.applied(document: document, etag: etag, merged: merged), nil)
         case .conflict(let theirs, let etag): return (.conflict(theirs: theirs, etag: etag), nil)
         case .rejected(let problem): return (.rejected(problem: problem), nil)
+        case .refusedMassChange(let problem):
+            // Not sent in effect: the server applied none of it, so no key of it is known there.
+            let refusal = MassChangeRefusal(destructive: problem.destructive, books: problem.books, allowed: problem.allowed,
+                                            byServer: true, at: 0)
+            return (.temporary(reason: "refused by the server's mass-change guard", retryAfter: nil, sent: false),
+                    .massChangeRefused(refusal))
         case .unauthorized(let failure): return (.unauthorized, failure.map { .failed($0, explainer.explain($0)) })
         case .temporary(let failure):
             let retryAfter: RetryAfter?

@@ -28,7 +28,8 @@ enum PushJSON {
         }
         let summary = [result.summary, result.attention].compactMap { $0 }.joined(separator: " ")
         members += [("summary", summary.isEmpty ? .null : .string(summary)),
-                    ("problem", result.problem.map { JSONValue.string($0.text) } ?? .null)]
+                    ("problem", result.problem.map { JSONValue.string($0.text) } ?? .null),
+                    ("refused", result.refusal.map(MassChangeWords.json) ?? .null)]
         return .object(JSONObject(members))
     }
 

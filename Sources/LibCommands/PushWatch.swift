@@ -40,6 +40,9 @@ final class PushWatch {
     private var saidNoAccount = false
     /// `push --watch --strict`: updates under the whole-version rule.
     private let strict: Bool
+    /// The mass-change guard each push is held to (nil: off), and `--force`.
+    var massChangeGuard: MassChangeGuard? = .standard
+    var force = false
     /// `pull --watch`: pulls only, never pushes.
     let pullsOnly: Bool
     /// One waiting change-feed request per account, answered when something changes.
@@ -153,6 +156,10 @@ final class PushWatch {
 
     /// A store changed: push soon if it holds a write no push has started.
     private func storeChanged(_ descriptor: Int32) {
+        if let account = accounts.values.first(where: { $0.watch == descriptor }), case .refused(let destructive) = account.waiting,
+           let now = try? MassChange(store: account.store), now.destructive != destructive {
+            account.waiting = .nothing
+        }
         guard let account = accounts.values.first(where: { $0.watch == descriptor }),
               !account.needsLogin, case .nothing = account.waiting,
               (try? account.store.unattemptedWrites()) ?? 0 > 0
@@ -239,6 +246,8 @@ final class PushWatch {
                                progress: WaitProgress(context, enabled: false),
                                stopRequested: { [events] in events.stopRequested })
         push.strict = strict
+        push.massChangeGuard = massChangeGuard
+        push.force = force
         let result = push.run()
         if result.answered > 0 {
             // One line per push: what went, then what needs a decision.
@@ -283,6 +292,10 @@ final class PushWatch {
             events.unwatch(account.watch)
             feeds.forget(account.name)
             accounts[account.name] = nil
+        case .refused:
+            // Said once; tried again when the writes change (storeChanged).
+            account.report(result.problem, say: sayProblem)
+            account.waiting = .refused(destructive: result.refusal?.destructive ?? 0)
         case .failed:
             account.report(result.problem, say: sayProblem)
             account.waiting = .retry
@@ -328,6 +341,8 @@ final class WatchedAccount {
         case networkManager
         /// LIB_METERED=defer and the connection is metered.
         case metered
+        /// The mass-change guard refused this many books: for the writes to change.
+        case refused(destructive: Int)
     }
 
     let workspace: AccountWorkspace

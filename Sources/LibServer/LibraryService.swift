@@ -34,19 +34,23 @@ public final class LibraryService: Sendable {
     public static let defaultChangeRetention: TimeInterval = ChangeLog.defaultRetention
     /// What one `POST /v2/writes` may hold.
     let batchLimits: WriteBatchLimits
+    /// What one `POST /v2/writes` may delete or blank without
+    /// `Lib-Confirm-Mass-Change` (`--guard-books`, `--guard-percent`); nil: no limit.
+    let massChangeGuard: MassChangeGuard?
     /// Change-feed requests waiting for a change.
     let changeWaiters: ChangeWaiters
 
     public init(store: ServerStore, faults: [FaultRule] = [], allowsFaultControl: Bool = false,
                 bookSchema: BookSchema = BuiltInBookSchema.schema, sessionLifetime: TimeInterval = defaultSessionLifetime,
                 changeRetention: TimeInterval = defaultChangeRetention, batchLimits: WriteBatchLimits = WriteBatchLimits(),
-                speaksV2: Bool = true, clock: ServerClock = .system,
+                massChangeGuard: MassChangeGuard? = .standard, speaksV2: Bool = true, clock: ServerClock = .system,
                 connectionLimits: HTTPServerLimits = HTTPServerLimits(),
                 log: (@Sendable (String) -> Void)? = nil) {
         self.clock = clock
         loginThrottle = LoginThrottle(now: clock.now)
         self.sessionLifetime = sessionLifetime
         self.batchLimits = batchLimits
+        self.massChangeGuard = massChangeGuard
         self.changeRetention = changeRetention
         self.bookSchema = bookSchema
         self.store = store

@@ -1,4 +1,5 @@
 import Foundation
+import LibBase
 import LibBookSchema
 import LibHTTPServer
 
@@ -22,6 +23,13 @@ struct ServeOptions {
     var faultControl = false
     /// `--max-batch-writes N`: the most items one v2 batch takes.
     var maxBatchWrites = WriteBatchLimits().maxItems
+    /// `--guard-books N`, `--guard-percent P`: the mass-change guard of one
+    /// v2 batch (N = 0: none).
+    var guardBooks = MassChangeGuard.standard.books
+    var guardPercent = MassChangeGuard.standard.percent
+    var massChangeGuard: MassChangeGuard? {
+        guardBooks == 0 ? nil : MassChangeGuard(books: guardBooks, percent: guardPercent)
+    }
     /// `--legacy-protocol`: no protocol-v2 routes.
     var v1Only = false
     var verbose = false
@@ -46,6 +54,14 @@ struct ServeOptions {
         do { return try BookSchema(text: String(decoding: data, as: UTF8.self)) } catch {
             throw ServerUsageError("--book-schema '\(path)': \(error.message)")
         }
+    }
+
+    /// A whole number from 0 to `most` for `flag`, which says what it counts.
+    static func count(_ text: String, for flag: String, upTo most: Int, wants: String) throws(ServerUsageError) -> Int {
+        guard text.allSatisfy({ $0 >= "0" && $0 <= "9" }), let n = Int(text), n <= most else {
+            throw ServerUsageError("\(flag) wants \(wants), not '\(text)'")
+        }
+        return n
     }
 
     /// A whole number above 0 for `flag`, which says what it counts.

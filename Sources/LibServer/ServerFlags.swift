@@ -1,4 +1,5 @@
 import Foundation
+import LibBase
 
 /// Every flag of lib-server, declared once. `ServerCommandLine` parses with
 /// these, `ServerUsage` prints them for `--help`, and `ServerManualPage`
@@ -108,6 +109,28 @@ enum ServerFlags {
                            larger batch is refused (413) naming the limit. The default is 1000.
                            """) { options, value throws(ServerUsageError) in
                 options.maxBatchWrites = try ServeOptions.positive(value, for: "--max-batch-writes", wants: "a positive number")
+            },
+            ServerFlag(name: "guard-books", short: nil, value: "N",
+                       summary: "the mass-change guard: a batch may delete or blank N books, or P% (20 by default; 0: no guard)",
+                       manual: """
+                           The mass-change guard: one POST /v2/writes whose writes would delete books, or blank a \
+                           field that had a value (remove it, or set it to null, "" or []), of more than N books and \
+                           more than --guard-percent of the live books is refused whole (422, type \
+                           \(MassChangeGuard.problemType)), nothing applied, unless it carries \
+                           \(MassChangeGuard.confirmHeader): 1 (lib push --force). The default is \(MassChangeGuard.standard.books); \
+                           0 turns the guard off.
+                           """) { options, value throws(ServerUsageError) in
+                options.guardBooks = try ServeOptions.count(value, for: "--guard-books", upTo: 1_000_000_000,
+                                                            wants: "a number of books (0 turns the guard off)")
+            },
+            ServerFlag(name: "guard-percent", short: nil, value: "P",
+                       summary: "the mass-change guard's share of the live books; 20 by default",
+                       manual: """
+                           The mass-change guard's share of the live books, 0 to 100: a batch may delete or blank \
+                           up to P percent of them when that is more than --guard-books. The default is \
+                           \(MassChangeGuard.standard.percent).
+                           """) { options, value throws(ServerUsageError) in
+                options.guardPercent = try ServeOptions.count(value, for: "--guard-percent", upTo: 100, wants: "a percentage from 0 to 100")
             },
             ServerFlag(name: "legacy-protocol", short: nil, value: nil,
                        summary: "for tests: speak protocol v1 only, as a server from before v2",

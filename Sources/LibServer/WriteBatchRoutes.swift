@@ -1,4 +1,5 @@
 import Foundation
+import LibBase
 import LibBookSchema
 import LibHTTPServer
 import LibJSON
@@ -43,6 +44,7 @@ extension LibraryService {
         }
         var pipeline = writePipeline(by: user, wire: .v2)
         pipeline.device = FeedBehind.device(of: request)
+        if !MassChangeCheck.isConfirmed(request.headers[MassChangeGuard.confirmHeader]) { pipeline.massChangeGuard = massChangeGuard }
         // Checked before the transaction, as v1 checks a PUT's body: a create's document against the schema.
         var results: [BatchResult?] = items.map { item in pipeline.problemBeforeWriting(item).map { BatchResult(key: item.key, problem: $0) } }
         let toWrite = items.indices.filter { results[$0] == nil }

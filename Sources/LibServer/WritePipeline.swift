@@ -1,4 +1,5 @@
 import Foundation
+import LibBase
 import LibBookSchema
 
 /// The one way books are written, for both protocols: a v1 `PUT` or
@@ -16,6 +17,9 @@ struct WritePipeline {
     let changeRetention: TimeInterval
     /// The writing device (`Lib-Device`), recorded with its changes.
     var device: String?
+    /// The mass-change guard the items are held to together (a v2 batch
+    /// without `Lib-Confirm-Mass-Change`); nil: none.
+    var massChangeGuard: MassChangeGuard?
 
     /// How an item's idempotency key is held while it is applied.
     enum KeyHold {
@@ -68,6 +72,12 @@ struct WritePipeline {
             // two batches never wait for each other in a cycle.
             for id in Set(items.map(\.0.id)).sorted() { try db.lock("book " + id) }
             var books = BooksInHand()
+            if let rule = massChangeGuard,
+               let problem = try MassChangeCheck.problem(items.map(\.0), guard: rule, liveBooks: { Int(try BookStore.liveCount(in: db)) },
+                                                         book: { try books.record($0, in: db) }) {
+                // Thrown inside the transaction: it rolls back, nothing of the request is applied.
+                throw ProblemError(problem)
+            }
             var changes: [ChangeLog.Change] = []
             let settled = try items.map { item, hold in
                 try settle(item, holding: hold, books: &books, changes: &changes, at: now, in: db)

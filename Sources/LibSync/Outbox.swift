@@ -280,6 +280,8 @@ public struct Outbox {
                 removed += Int(try db.scalar("SELECT count(*) FROM outbox WHERE path = ?1", [.text(path)])?.integer ?? 0)
                 try db.run("DELETE FROM outbox WHERE path = ?1", [.text(path)])
             }
+            // What the mass-change guard refused is no longer what waits.
+            if removed > 0 { try MassChangeRefusal.clear(db) }
             return removed
         }
     }
@@ -291,6 +293,7 @@ public struct Outbox {
         try db.write { db in
             let count = Int(try db.scalar("SELECT count(*) FROM outbox")?.integer ?? 0)
             try db.execute("DELETE FROM outbox")
+            try MassChangeRefusal.clear(db)
             return count
         }
     }

@@ -18,6 +18,7 @@ import Testing
         case .conflict(let theirs, let etag): return "conflict \(theirs ?? "-") \(etag ?? "-")"
         case .rejected(let problem): return "rejected \(problem)"
         case .unauthorized: return "unauthorized"
+        case .refusedMassChange(let problem): return "refused \(problem.destructive) of \(problem.books), allowed \(problem.allowed)"
         case .temporary(let failure):
             guard case .serverError(let status, let reason, _) = failure.kind else { return "temporary \(failure.kind)" }
             return "temporary \(status) \(reason)"

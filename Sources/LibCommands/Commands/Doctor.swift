@@ -75,6 +75,7 @@ enum Doctor: Verb {
             if let check { checks.append(check) }
             checks.append(storeCheck(workspace))
             checks.append(libraryCheck(workspace))
+            if let refused = massChangeCheck(workspace) { checks.append(refused) }
             checks += serverChecks(workspace, token: token)
             checks.append(accountProxyCheck(workspace.account.origin, account: workspace.name, context.environment))
         }
@@ -291,6 +292,16 @@ enum Doctor: Verb {
         } catch {
             return .problem("library", account: workspace.name, CommandFailure(reporting: error).message, fix: nil, .failure)
         }
+    }
+
+    /// A warning while the mass-change guard's refusal of a push (as from
+    /// cron) stands: nothing of it was sent.
+    static func massChangeCheck(_ workspace: AccountWorkspace) -> DoctorCheck? {
+        let path = workspace.paths.storePath(workspace.name)
+        guard access(path, F_OK) == 0, let store = try? AccountStore(readingFrom: path),
+              let refusal = (try? MassChangeRefusal.recorded(in: store)) ?? nil else { return nil }
+        return .warning("push", account: workspace.name, MassChangeWords.kept(refusal, lib: workspace.lib),
+                        fix: "look at `\(workspace.lib) push --dry-run`; `\(workspace.lib) discard PATH` takes back what you did not mean")
     }
 
     // MARK: - The server

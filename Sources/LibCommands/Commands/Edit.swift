@@ -149,8 +149,10 @@ enum Edit: Verb {
         if context.globalOptions.json {
             var document = json(workspace, options, outcome: outcomeWord, body: body, pending: try store.outbox.counts().pending)
             if options.push {
-                let result = AccountPush(workspace: workspace, deadline: nil, lockWait: AccountPush.defaultLockWait,
-                                         progress: WaitProgress(context)).run()
+                var push = AccountPush(workspace: workspace, deadline: nil, lockWait: AccountPush.defaultLockWait,
+                                       progress: WaitProgress(context))
+                push.massChangeGuard = try MassChangeWords.configured(context)
+                let result = push.run()
                 if case .object(var object) = document {
                     object["push"] = PushJSON.account(workspace.name, result)
                     document = .object(object)
@@ -171,8 +173,10 @@ enum Edit: Verb {
             context.standardOutput.flush()
         }
         guard options.push else { return .success }
-        let result = AccountPush(workspace: workspace, deadline: nil, lockWait: AccountPush.defaultLockWait,
-                                 progress: WaitProgress(context)).run()
+        var push = AccountPush(workspace: workspace, deadline: nil, lockWait: AccountPush.defaultLockWait,
+                               progress: WaitProgress(context))
+        push.massChangeGuard = try MassChangeWords.configured(context)
+        let result = push.run()
         Push.report(result, context, workspace: workspace)
         return result.exitCode
     }

@@ -14,8 +14,9 @@ import LibClient
 ///
 /// With `--all` the exit code is the worst of the accounts', worst first:
 /// 1 (an unexpected failure), 4 (sign in again: nothing of that account can
-/// be sent), 3 (conflicts or rejected writes wait for a decision), 75 (try
-/// later: it heals by itself), 0. The codes that need a person come before
+/// be sent), 5 (the mass-change guard refused the writes), 3 (conflicts or
+/// rejected writes wait for a decision), 75 (try later: it heals by
+/// itself), 0. The codes that need a person come before
 /// the one that does not.
 enum Push: Verb {
     static let name = "push"
@@ -54,12 +55,26 @@ enum Push: Verb {
             the newer version on the server. LIB_STRICT_WRITES=1 in the \
             environment makes every push strict (as from cron or a service).
             """)
+    static let force = OptionSpec.flag(
+        "force", "Push even writes that delete or blank many books (the mass-change guard)",
+        details: """
+            Without it, a push whose writes would delete books, or blank a \
+            field that had a value (remove it, or set it to null, "" or []), \
+            of more than 20 books and more than 20% of the offline library's \
+            books is refused before anything is sent (exit 5); the server \
+            holds each request to its own guard too. --force skips this \
+            device's guard and tells the server the writes are meant. \
+            LIB_GUARD=BOOKS,PERCENT sets the guard (default 20,20); \
+            LIB_GUARD=off turns this device's guard off.
+            """)
     static let dryRun = OptionSpec.flag(
         "dry-run", short: "n", "Print what would be sent, in order; send and change nothing",
         details: """
             Per account, each write in the order a push takes it: its path, \
             kind, fields and precondition, and which writes wait behind a \
-            conflict or need lib resolve. Reads this device only: works \
+            conflict or need lib resolve; then how many books the writes \
+            delete or blank and whether the mass-change guard would refuse \
+            them. Reads this device only: works \
             offline, needs no keyring.
             """)
 
@@ -88,7 +103,7 @@ enum Push: Verb {
             server that speaks only protocol v1 (or with LIB_PROTOCOL=v1) the \
             writes go one by one, under the whole-version rule.
             """,
-        options: [wait, watch, all, strict, dryRun],
+        options: [wait, watch, all, strict, force, dryRun],
         exclusiveGroups: [[wait.name, watch.name]],
         examples: [
             .init("lib push", "Send what is pending, now."),
@@ -100,6 +115,7 @@ enum Push: Verb {
         exitStatuses: .usual(success: "Everything was sent.", also: [
             .init(.attention, "Conflicts or rejected writes remain: see lib resolve."),
             .init(.authentication, "The server needs you to sign in again."),
+            .init(.refused, "The writes would delete or blank too many books; nothing was sent (lib push --force if you mean it)."),
             .init(.temporaryFailure, "Offline or the server is unreachable; the writes are kept."),
         ]))
 
@@ -112,11 +128,13 @@ enum Push: Verb {
         var dryRun = false
         /// `--strict`: updates under the whole-version rule.
         var strict = false
+        /// `--force`: past the mass-change guard.
+        var force = false
     }
 
     static func options(_ parsed: ParsedCommand) throws -> Options {
         let options = Options(wait: parsed.seconds(wait), watch: parsed.isSet(watch), all: parsed.isSet(all),
-                              dryRun: parsed.isSet(dryRun), strict: parsed.isSet(strict))
+                              dryRun: parsed.isSet(dryRun), strict: parsed.isSet(strict), force: parsed.isSet(force))
         if options.dryRun && (options.wait != nil || options.watch) {
             throw UsageError("--dry-run sends nothing, so it takes neither --wait nor --watch", command: name)
         }
@@ -127,10 +145,14 @@ enum Push: Verb {
     static func runsOnline(_ options: Options) -> Bool { !options.dryRun }
 
     static func run(_ options: Options, _ context: CommandContext) throws -> ExitCode {
-        if options.dryRun { return try PushDryRun.run(all: options.all, context) }
+        let massChangeGuard = options.force ? nil : try MassChangeWords.configured(context)
+        if options.dryRun { return try PushDryRun.run(all: options.all, guard: massChangeGuard, context) }
         if options.watch {
             // --wait and --watch are an exclusive group: the parser refused both.
-            return try PushWatch(context, all: options.all, strict: options.strict).run()
+            let watch = try PushWatch(context, all: options.all, strict: options.strict)
+            watch.massChangeGuard = massChangeGuard
+            watch.force = options.force
+            return try watch.run()
         }
         let deadline = options.wait.map { MonotonicClock.now() + $0 }
         let workspaces = try AccountWorkspace.chosen(all: options.all, context)
@@ -140,6 +162,8 @@ enum Push: Verb {
             var push = AccountPush(workspace: workspace, deadline: deadline, lockWait: AccountPush.defaultLockWait,
                                    progress: WaitProgress(context))
             push.strict = options.strict
+            push.massChangeGuard = massChangeGuard
+            push.force = options.force
             let result = push.run()
             if context.globalOptions.json {
                 results.append((workspace.name, result))
@@ -218,8 +242,9 @@ enum Push: Verb {
         case .success: 0
         case .temporaryFailure: 1
         case .attention: 2
-        case .authentication: 3
-        case .usage, .failure: 4
+        case .refused: 3
+        case .authentication: 4
+        case .usage, .failure: 5
         }
     }
 }

@@ -69,12 +69,15 @@ enum Status: Verb {
     struct SyncState {
         var heard = ServerContact.Heard()
         var lastCompletePull: UnixSeconds?
+        /// The mass-change guard's refusal of the last push (as from cron), until a push passes.
+        var refusal: MassChangeRefusal?
 
         /// Read without creating or migrating anything; nothing known when the store cannot be read.
         static func read(storePath: String) -> SyncState {
             guard access(storePath, F_OK) == 0, let store = try? AccountStore(readingFrom: storePath) else { return SyncState() }
             return SyncState(heard: (try? store.contact.heard()) ?? ServerContact.Heard(),
-                             lastCompletePull: try? store.mirror(of: Pull.collection.description).lastPulled())
+                             lastCompletePull: try? store.mirror(of: Pull.collection.description).lastPulled(),
+                             refusal: (try? MassChangeRefusal.recorded(in: store)) ?? nil)
         }
     }
 
@@ -286,6 +289,9 @@ enum Status: Verb {
     static func sync(_ line: Line, now: Double, painter: TextPainter) -> String {
         let heard = line.sync.heard
         var text = ""
+        if let refusal = line.sync.refusal {
+            text += painter.paint(MassChangeWords.kept(refusal, lib: line.lib).capitalizedFirst, .red) + ".\n"
+        }
         if let behind = heard.behind, behind > 0, let at = heard.behindAt {
             let books = behind >= 100_000 ? "At least 100,000 books" : Wording.count(behind, "book").capitalizedFirst
             text += painter.paint("\(books) changed on the server since your last pull", .yellow)
@@ -355,7 +361,8 @@ enum Status: Verb {
     static func sync(_ sync: SyncState) -> [(String, JSONValue)] {
         func seconds(_ time: UnixSeconds?) -> JSONValue { time.map { .integer(Int64($0.rounded(.down))) } ?? .null }
         return [("behind", sync.heard.behind.map { JSONValue.integer(Int64($0)) } ?? .null), ("behind_at", seconds(sync.heard.behindAt)),
-                ("last_contact", seconds(sync.heard.lastContact)), ("last_complete_pull", seconds(sync.lastCompletePull))]
+                ("last_contact", seconds(sync.heard.lastContact)), ("last_complete_pull", seconds(sync.lastCompletePull)),
+                ("mass_change_refused", sync.refusal.map(MassChangeWords.json) ?? .null)]
     }
 
     /// One write: `path`, `kind`, `status`, `fields`, `created_at` (unix
