@@ -158,10 +158,10 @@ enum ServerFlags {
                        manual: "The SQLite database to copy, as given to the server. Required.", isRequired: true) { options, value in
                 options.database = value
             },
-            ServerFlag(name: "to", short: nil, value: "FILE", summary: "the backup file to write; it must not exist",
+            ServerFlag(name: "to", short: nil, value: "FILE", summary: "the backup file to write; refused when it exists, unless --replace",
                        manual: """
                            The backup file to write. It is written beside FILE under a temporary name and renamed \
-                           once complete and checked, so FILE is never half written. It must not exist yet.
+                           once complete and checked, so FILE is never half written. It must not exist yet, unless --replace is given.
                            """, isRequired: true) { options, value in options.target = value },
             ServerFlag(name: "replace", short: nil, value: nil, summary: "overwrites FILE when it exists",
                        manual: "Overwrites FILE when it exists (a nightly backup to the same name).") { options, _ in
