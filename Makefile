@@ -41,10 +41,11 @@ test-only:
 	@$(MAKE) --no-print-directory test-postgres
 	scripts/schemathesis/run.sh $(CURDIR)/$(DEBUG_BIN)
 
-# lib-server's protocol suite, the write-intent sequences and the waiting
-# change feed across two instances again, on a private PostgreSQL cluster.
+# lib-server's protocol suite, the write-intent sequences, the waiting
+# change feed across two instances and a restore from pg_dump again, on a
+# private PostgreSQL cluster.
 test-postgres:
-	LIB_BIN_DIR=$(CURDIR)/$(DEBUG_BIN) scripts/with-postgres.sh scripts/with-test-session.sh $(SWIFT) test --skip-build --filter "LibServerTests|WriteIntentTests|FeedWatchTests/aChangeOnOneInstanceReachesWatchersOfTheOther"
+	LIB_BIN_DIR=$(CURDIR)/$(DEBUG_BIN) scripts/with-postgres.sh scripts/with-test-session.sh $(SWIFT) test --skip-build --filter "LibServerTests|WriteIntentTests|FeedWatchTests/aChangeOnOneInstanceReachesWatchersOfTheOther|BackupRestoreTests"
 
 # Ten failovers of replicated PostgreSQL (three clusters, synchronous, as
 # docs/DEPLOY.md's recipe) under pushes and a pull, then ten with

@@ -161,6 +161,15 @@ enum ChangeLog {
         return State(epoch: epoch, horizon: horizon, newest: max(horizon, row?[2].integer ?? 0))
     }
 
+    /// A new random epoch (`lib-server restore`): every cursor handed out
+    /// before is answered 410, and its device lists the books again.
+    /// Returns the new epoch's random part.
+    static func startNewEpoch(in db: any SQLConnection) throws -> String {
+        let random = db.dialect == .postgresql ? "substr(md5(random()::text || clock_timestamp()::text), 1, 12)" : "lower(hex(randomblob(6)))"
+        try db.run("UPDATE change_feed SET epoch = \(random)", [])
+        return try db.scalar("SELECT epoch FROM change_feed", [])?.text ?? ""
+    }
+
     /// On PostgreSQL, the epoch also names the server's timeline (8 hex
     /// digits), which a promotion moves on: positions handed out by the old
     /// primary after the last one its standby received can be handed out

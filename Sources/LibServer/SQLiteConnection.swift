@@ -18,6 +18,11 @@ final class SQLiteConnection: SQLConnection {
         database = try Database(path: path)
     }
 
+    /// A connection opened by the caller (`lib-server restore`'s, held alone).
+    init(database: Database) {
+        self.database = database
+    }
+
     /// In `readTogether`, rows read before on this connection while nothing
     /// has been committed since come from memory: a signed-in GET of the
     /// book it served last (the token's session, then the book) reads no table.

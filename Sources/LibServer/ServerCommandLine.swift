@@ -2,7 +2,7 @@ import Foundation
 import LibBase
 import LibHTTPServer
 
-/// `lib-server`'s command line: serve, or add a user.
+/// `lib-server`'s command line: serve, add a user, back up or restore.
 public enum ServerCommandLine {
     static let version = "0.1.0"
 
@@ -14,6 +14,8 @@ public enum ServerCommandLine {
                 return 0
             }
             if arguments.first == "user" { return try addUser(arguments.dropFirst()) }
+            if arguments.first == "backup" { return try backup(arguments.dropFirst()) }
+            if arguments.first == "restore" { return try restore(arguments.dropFirst()) }
             return try serve(arguments[...], environment: environment)
         } catch let error as ServerUsageError {
             FileHandle.standardError.write(Data("lib-server: \(error.message)\n\n\(ServerUsage.text)\n".utf8))
@@ -79,6 +81,39 @@ public enum ServerCommandLine {
         let store = try ServerDatabase.open(options.database)
         try ServerDatabase.addUser(options.name, password: password, role: options.role, in: store)
         print("Added \(options.role.rawValue) \(options.name)")
+        return 0
+    }
+
+    private static func backup(_ arguments: ArraySlice<String>) throws -> Int32 {
+        var options = BackupOptions()
+        _ = try ServerFlags.backup.parse(arguments, into: &options)
+        if options.wantsHelp {
+            print(ServerUsage.text)
+            return 0
+        }
+        if PostgresLocation.isPostgres(options.database) {
+            throw ServerUsageError("""
+                backup copies an SQLite database; back up PostgreSQL with pg_dump or pg_basebackup \
+                (docs/DEPLOY.md, Backup and restore), then after restoring run 'lib-server restore --db URI'
+                """)
+        }
+        let report = try ServerBackup.run(options)
+        let megabytes = String(format: "%.1f", Double(report.bytes) / 1_048_576)
+        print("Backed up \(report.books) books (\(megabytes) MiB) from \(options.database) to \(options.target) in \(String(format: "%.2f", report.seconds)) s")
+        return 0
+    }
+
+    private static func restore(_ arguments: ArraySlice<String>) throws -> Int32 {
+        var options = RestoreOptions()
+        _ = try ServerFlags.restore.parse(arguments, into: &options)
+        if options.wantsHelp {
+            print(ServerUsage.text)
+            return 0
+        }
+        let report = try ServerRestore.run(options)
+        let shown = PostgresLocation.redacted(options.database)
+        if let source = options.source { print("Restored \(report.books) books from \(source) into \(shown)") }
+        print("Started feed epoch \(report.epoch): every device lists the books again at its next pull")
         return 0
     }
 }

@@ -168,4 +168,52 @@ enum ServerFlags {
             ServerFlag(name: "help", short: "h", value: nil, summary: "prints the usage and exits",
                        manual: "Prints the usage and exits.", endsParsing: true) { options, _ in options.wantsHelp = true },
         ])
+
+    static let backup = ServerCommandSyntax<BackupOptions>(
+        words: ["backup"],
+        summary: """
+            Copies an SQLite database while lib-server serves it, as one consistent snapshot \
+            (SQLite's online backup; writers go on meanwhile), into a new file of mode 0600. \
+            PostgreSQL is backed up with its own tools (docs/DEPLOY.md).
+            """,
+        flags: [
+            ServerFlag(name: "db", short: nil, value: "PATH", summary: "the SQLite database to copy",
+                       manual: "The SQLite database to copy, as given to the server. Required.", isRequired: true) { options, value in
+                options.database = value
+            },
+            ServerFlag(name: "to", short: nil, value: "FILE", summary: "the backup file to write; refused when it exists, unless --replace",
+                       manual: """
+                           The backup file to write. It is written beside FILE under a temporary name and renamed \
+                           once complete and checked, so FILE is never half written. It must not exist yet, unless --replace is given.
+                           """, isRequired: true) { options, value in options.target = value },
+            ServerFlag(name: "replace", short: nil, value: nil, summary: "overwrites FILE when it exists",
+                       manual: "Overwrites FILE when it exists (a nightly backup to the same name).") { options, _ in
+                options.replace = true
+            },
+            ServerFlag(name: "help", short: "h", value: nil, summary: "prints the usage and exits",
+                       manual: "Prints the usage and exits.", endsParsing: true) { options, _ in options.wantsHelp = true },
+        ])
+
+    static let restore = ServerCommandSyntax<RestoreOptions>(
+        words: ["restore"],
+        summary: """
+            Starts a new change-feed epoch, so that every device lists the books again at its next pull \
+            and sends its pending writes against the restored books. With --from, first copies an SQLite \
+            backup into place; lib-server must be stopped for that.
+            """,
+        flags: [
+            ServerFlag(name: "db", short: nil, value: "PATH|URI", summary: "the database, as for serving",
+                       manual: """
+                           The database, as for serving: an SQLite file, or PostgreSQL after restoring it with \
+                           pg_restore or from pg_basebackup (docs/DEPLOY.md). Required.
+                           """, isRequired: true) { options, value in options.database = value },
+            ServerFlag(name: "from", short: nil, value: "FILE", summary: "an SQLite backup to copy into PATH first",
+                       manual: """
+                           An SQLite backup made by lib-server backup, copied into PATH (created when missing) in one \
+                           transaction. Refused while any program, lib-server included, has PATH open: stop the \
+                           server first. Not for PostgreSQL.
+                           """) { options, value in options.source = value },
+            ServerFlag(name: "help", short: "h", value: nil, summary: "prints the usage and exits",
+                       manual: "Prints the usage and exits.", endsParsing: true) { options, _ in options.wantsHelp = true },
+        ])
 }

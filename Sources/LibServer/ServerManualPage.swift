@@ -18,6 +18,8 @@ enum ServerManualPage {
         lines += Roff.sourceLines(userAdd.words.reduce([Roff.bold("lib-server")]) { $0 + [Roff.bold($1)] }
             + userAdd.operandItems.map(Roff.italic) + userAdd.synopsisItems.map { synopsis($0.flag, $0.text) })
         lines.append(".br")
+        lines += synopsis(of: ServerFlags.backup)
+        lines += synopsis(of: ServerFlags.restore)
         lines.append("\(Roff.bold("lib-server")) \(Roff.bold("--help")) | \(Roff.bold("--version"))")
         lines.append(".SH DESCRIPTION")
         lines.append(ServerManualSections.description)
@@ -26,8 +28,21 @@ enum ServerManualPage {
         lines.append(".SH ADDING A USER")
         lines += Roff.lines(userAdd.summary)
         lines += userAdd.flags.flatMap(entry)
+        lines.append(".SH BACKUP AND RESTORE")
+        lines += Roff.lines(ServerFlags.backup.summary)
+        lines += ServerFlags.backup.flags.flatMap(entry)
+        lines.append(".PP")
+        lines += Roff.lines(ServerFlags.restore.summary)
+        lines += ServerFlags.restore.flags.flatMap(entry)
+        lines.append(ServerManualSections.backupAndRestore)
         lines.append(ServerManualSections.closing)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A subcommand's synopsis line (`lib-server backup --db PATH ...`) and a break.
+    private static func synopsis<Options>(of command: ServerCommandSyntax<Options>) -> [String] {
+        Roff.sourceLines(command.words.reduce([Roff.bold("lib-server")]) { $0 + [Roff.bold($1)] }
+            + command.operandItems.map(Roff.italic) + command.synopsisItems.map { synopsis($0.flag, $0.text) }) + [".br"]
     }
 
     /// A `.TP` entry: `\fB\-v\fR, \fB\-\-verbose\fR`, then the text.

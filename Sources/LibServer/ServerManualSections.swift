@@ -24,6 +24,18 @@ enum ServerManualSections {
         end TLS.
         """#
 
+    /// After the backup and restore options: what a restore does to devices, and when.
+    static let backupAndRestore = #"""
+        .PP
+        After a restore, every device's next pull is answered as if its cursor
+        were too old: it lists the books again and keeps its pending writes,
+        which it then sends against the restored books; a write to a field the
+        restore changed becomes a conflict for \fBlib resolve\fR.
+        Writes acknowledged after the backup was made are gone from the server,
+        and sessions begun since then are too: those devices sign in again.
+        If a restore is interrupted, run it again.
+        """#
+
     /// ENVIRONMENT to SEE ALSO.
     static let closing = #"""
         .SH ENVIRONMENT
@@ -45,9 +57,10 @@ enum ServerManualSections {
         \fI/lib/systemd/system/lib\-server.service\fR
         The systemd unit.
         .SH EXIT STATUS
-        0 when stopped by a signal, or when a user was added; 1 on a failure
-        (the database cannot be opened, the address is in use); 2 on a usage
-        error.
+        0 when stopped by a signal, or when a user was added, a backup written
+        or a restore done; 1 on a failure (the database cannot be opened, the
+        address is in use, the backup file exists, the database to restore is
+        in use); 2 on a usage error.
         .SH EXAMPLES
         Add a librarian to the packaged service's database, the password typed
         without echo:
@@ -67,8 +80,29 @@ enum ServerManualSections {
         lib\-server \-\-db /tmp/library.sqlite \-\-listen 127.0.0.1:8080 \-\-demo
         .RE
         .fi
+        .PP
+        A nightly backup of the packaged service's database, while it serves:
+        .PP
+        .nf
+        .RS
+        sudo \-u lib\-server lib\-server backup \-\-replace \e
+            \-\-db /var/lib/lib\-server/library.sqlite \-\-to /var/backups/lib\-server/library.sqlite
+        .RE
+        .fi
+        .PP
+        Put it back:
+        .PP
+        .nf
+        .RS
+        sudo systemctl stop lib\-server
+        sudo \-u lib\-server lib\-server restore \-\-db /var/lib/lib\-server/library.sqlite \e
+            \-\-from /var/backups/lib\-server/library.sqlite
+        sudo systemctl start lib\-server
+        .RE
+        .fi
         .SH SEE ALSO
         \fBlib\fR(1), \fBsystemctl\fR(1), \fBjournalctl\fR(1);
-        /usr/share/doc/lib\-server/DEPLOY.md (PostgreSQL, nginx, several servers).
+        /usr/share/doc/lib\-server/DEPLOY.md (PostgreSQL, nginx, several servers,
+        backup and restore).
         """#
 }

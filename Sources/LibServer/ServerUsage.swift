@@ -3,8 +3,11 @@
 enum ServerUsage {
     static var text: String {
         let serve = ServerFlags.serve, userAdd = ServerFlags.userAdd
+        let backup = ServerFlags.backup, restore = ServerFlags.restore
         var lines = filled(["lib-server"] + serve.synopsisItems.map(\.text), first: "usage: ")
         lines += filled([userAdd.commandLine] + userAdd.operandItems + userAdd.synopsisItems.map(\.text), first: "       ")
+        lines += filled([backup.commandLine] + backup.synopsisItems.map(\.text), first: "       ")
+        lines += filled([restore.commandLine] + restore.synopsisItems.map(\.text), first: "       ")
         lines.append("       lib-server --help | --version")
         lines.append("")
         lines += filled(serve.summary.split(separator: " ").map(String.init), first: "")
@@ -12,10 +15,19 @@ enum ServerUsage {
         lines.append("Options:")
         lines += flagLines(serve.flags)
         lines.append("")
-        lines.append("\(userAdd.commandLine) \(userAdd.operandItems.joined(separator: " ")):")
-        lines += filled(userAdd.summary.split(separator: " ").map(String.init), first: "", indent: 2)
-        lines += flagLines(userAdd.flags)
+        lines += commandSection(userAdd)
+        lines.append("")
+        lines += commandSection(backup)
+        lines.append("")
+        lines += commandSection(restore)
         return lines.joined(separator: "\n")
+    }
+
+    /// `lib-server user add NAME:`, what it does, its flags.
+    private static func commandSection<Options>(_ command: ServerCommandSyntax<Options>) -> [String] {
+        ["\(([command.commandLine] + command.operandItems).joined(separator: " ")):"]
+            + filled(command.summary.split(separator: " ").map(String.init), first: "", indent: 2)
+            + flagLines(command.flags)
     }
 
     /// `  --db PATH|URI   the database: ...`, the summaries in one column.

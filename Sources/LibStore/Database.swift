@@ -13,6 +13,8 @@ public struct DatabaseOptions: Sendable {
     public var busyTimeoutMilliseconds: Int32 = 5_000
     /// WAL lets readers go on while a writer commits; FULL makes every commit durable.
     public var walJournal = true
+    /// This connection alone has the file (`DatabaseOptions.alone()`).
+    public var exclusive = false
     public init() {}
 }
 
@@ -47,6 +49,7 @@ public final class Database {
         handle = db
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, options.busyTimeoutMilliseconds)
+        if options.exclusive { try execute("PRAGMA locking_mode=EXCLUSIVE") }
         // A file that is not a database, or whose header or schema is damaged,
         // fails here at open rather than at the first query.
         try execute("SELECT count(*) FROM sqlite_schema")
