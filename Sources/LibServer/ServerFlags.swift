@@ -38,9 +38,12 @@ enum ServerFlags {
                            and POST /drain (as SIGUSR1: /readyz answers 503 from then on while every request is still \
                            served, each connection closed after its answer, so that a load balancer moves away \
                            before the server is stopped). A port alone listens on 127.0.0.1: these endpoints have no \
-                           authentication, so give another address only on a network you trust. Off unless given; \
-                           docs/DEPLOY.md uses 127.0.0.1:9181.
-                           """) { options, value throws(ServerUsageError) in options.operations = try ServeOptions.parseOperationsListen(value) },
+                           authentication, so give another address only on a network you trust. Off unless given, \
+                           and when given empty (a configuration file from before it existed); the Debian package \
+                           uses 127.0.0.1:9181.
+                           """) { options, value throws(ServerUsageError) in
+                options.operations = value.isEmpty ? nil : try ServeOptions.parseOperationsListen(value)
+            },
             ServerFlag(name: "demo", short: nil, value: nil,
                        summary: "adds the demo users (alice, bob, carol) and books b-1 to b-20",
                        manual: """

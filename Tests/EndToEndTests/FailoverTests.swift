@@ -59,7 +59,7 @@ import TestSupport
 
     /// A lib-server whose --db names only a standby starts without
     /// migrating, serves reads, and answers writes 503 with Retry-After,
-    /// saying why in its log.
+    /// saying why in its log; its /readyz says 503, and why.
     @Test func aServerOnAStandbyServesReadsAndRefusesWrites() throws {
         let cluster = try ReplicatedPostgres(nodes: 2, settings: try FailoverRig.recipeSettings())
         let primary = try ServerProcess(database: cluster.uri(0))
@@ -67,8 +67,10 @@ import TestSupport
         let directory = try TemporaryDirectory("lib-standby-log")
         let log = directory.file("stderr")
         FileManager.default.createFile(atPath: log, contents: nil)
-        let standby = try ServerProcess(database: cluster.uri(1), demo: false,
+        let standby = try ServerProcess(database: cluster.uri(1), demo: false, extraArguments: ["--ops-listen", "127.0.0.1:0"],
                                         standardError: try FileHandle(forWritingTo: URL(fileURLWithPath: log)))
+        let readyz = try HTTPTestClient(port: try #require(standby.operationsPort)).request("GET", "/readyz")
+        #expect(readyz.status == 503 && readyz.text == "not ready: database is a standby (read-only)\n", "\(readyz.status) \(readyz.text)")
         let client = try HTTPTestClient(port: standby.port)
         // The sign-in is flushed on the standby before it is acknowledged, and replayed there a moment later.
         var seen: String?
