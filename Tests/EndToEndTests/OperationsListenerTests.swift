@@ -67,6 +67,8 @@ import TestSupport
         for secret in ["b-7", "no-such-book", "alice", "nowhere", userID, token] {
             #expect(!metrics.contains(secret), "\(secret) in the metrics:\n\(metrics)")
         }
+        try #require(FileManager.default.isExecutableFile(atPath: Self.promtool),
+                     "promtool is missing: scripts/install-deps.sh installs it (Debian's prometheus package)")
         let check = try CommandRunner.run(Self.promtool, ["check", "metrics"], stdin: metrics)
         #expect(check.status == 0 && check.stdout.isEmpty && check.stderr.isEmpty,
                 "promtool check metrics: \(check.status) \(check.stdout) \(check.stderr)")
