@@ -7,16 +7,24 @@
 #   2. 10,000 idle keep-alive connections: RSS < 100 MB, an ordinary client
 #      answered in < 50 ms meanwhile;
 #   3. mixed reads and writes (90% GET, 10% PUT) on two lib-servers sharing
-#      one SQLite file, then two sharing one PostgreSQL database.
+#      one SQLite file, then two sharing one PostgreSQL database;
+#   4. the cost of metrics: authenticated GETs on a lib-server with
+#      --ops-listen (request metrics on, scraped every second) and on one
+#      without, in alternating pairs; the median of the pairs' ratios
+#      (budget: >= 0.98).
 # Fails when a budget is missed. The machine's load is printed: wrk, nginx
 # and lib-server share its cores.
-# Usage: bench/server.sh BIN_DIR   (environment: SECONDS_EACH, CONNECTIONS, IDLE_CONNECTIONS)
+# Usage: bench/server.sh BIN_DIR   (environment: SECONDS_EACH, CONNECTIONS, IDLE_CONNECTIONS,
+#   METRICS_PAIRS; PARTS, the parts to run, "reads idle mixed metrics" by default)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "${1:-.build/release}" && pwd)
 seconds=${SECONDS_EACH:-8}
 connections=${CONNECTIONS:-32}
 idle_connections=${IDLE_CONNECTIONS:-10000}
+metrics_pairs=${METRICS_PAIRS:-5}
+parts=" ${PARTS:-reads idle mixed metrics} "
+runs() { [[ $parts == *" $1 "* ]]; }
 # 1,000 wrk connections and 10,000 idle ones need descriptors on both sides.
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 for tool in wrk nginx curl python3; do
@@ -62,7 +70,9 @@ failures() { awk '/Non-2xx or 3xx responses/ { print $5 } END { }' | tail -1; }
 
 echo "wrk: ${seconds}s each, $(nproc) cores; load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
+budget_misses=()
 # 1. Authenticated GETs against nginx's static copy of the same JSON.
+if runs reads; then
 port=$(start_server "$work/read.sqlite" "$work/read.log")
 token=$(token_for "$port")
 mkdir -p "$work/www"
@@ -86,7 +96,6 @@ nginx -c "$work/nginx.conf" -p "$work" -g 'daemon on;' 2>/dev/null || /usr/sbin/
 sleep 0.3
 # p99 latency from wrk --latency's distribution.
 p99() { awk '$1 == "99%" { print $2 }'; }
-budget_misses=()
 read_rounds() {
   local clients=$1 budget=$2
   local nginx_out server_out
@@ -110,14 +119,17 @@ read_rounds "$connections" 0.8
 read_rounds 1000 0.6
 echo "load average after the reads: $(cut -d' ' -f1-3 /proc/loadavg)"
 stop_servers
+fi
 
 # 2. Idle keep-alive connections.
+if runs idle; then
 idle_port=$(start_server "$work/idle.sqlite" "$work/idle.log" --max-connections $((idle_connections + 100)) --max-connections-per-peer $((idle_connections + 100)))
 idle_pid=$(tail -1 "$work/servers.pid")
 if ! python3 "$here/idle-connections.py" "$idle_port" "$(token_for "$idle_port")" "$idle_pid" "$idle_connections"; then
   budget_misses+=("$idle_connections idle keep-alive connections: RSS < 100 MB and an ordinary answer < 50 ms")
 fi
 stop_servers
+fi
 
 # 3. Mixed reads and writes, two servers per store.
 cat >"$work/mixed.lua" <<'LUA'
@@ -158,9 +170,11 @@ mixed() {
   echo "mixed 90% GET / 10% PUT, two servers on $label: $((ra + rb)) req/s ($ra + $rb), non-2xx: $(( ${fa:-0} + ${fb:-0} ))"
 }
 
+if runs mixed; then
 mixed sqlite "$work/mixed.sqlite"
 stop_servers
-if [ -x /usr/lib/postgresql/15/bin/initdb ]; then
+fi
+if runs mixed && [ -x /usr/lib/postgresql/15/bin/initdb ]; then
   # The cluster lives as long as with-postgres.sh runs: the load runs inside it.
   "$here/../scripts/with-postgres.sh" bash -c "
     set -euo pipefail
@@ -171,6 +185,52 @@ if [ -x /usr/lib/postgresql/15/bin/initdb ]; then
     stop_servers
   "
 fi
+# 4. Metrics on against metrics off: the same GETs, alternating pairs.
+if runs metrics; then
+  off=$(start_server "$work/metrics.sqlite" "$work/metrics-off.log")
+  off_pid=$(tail -1 "$work/servers.pid")
+  ops_port=$(free_port)
+  on=$(start_server "$work/metrics.sqlite" "$work/metrics-on.log" --ops-listen "127.0.0.1:$ops_port")
+  on_pid=$(tail -1 "$work/servers.pid")
+  # CPU time a process has used, in clock ticks: less at the mercy of other
+  # load on the machine than requests per second.
+  cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+  cpu_off=0; cpu_on=0
+  token=$(token_for "$off")
+  ratios=()
+  get_rate() { wrk -t2 -c"$connections" -d"${seconds}s" -H "Authorization: Bearer $token" "http://127.0.0.1:$1/v1/books/b-7" | rate; }
+  scraped_rate() {
+    # Prometheus's scrape, once a second, while the load runs.
+    ( for _ in $(seq "$seconds"); do curl -sf -o /dev/null "http://127.0.0.1:$ops_port/metrics"; sleep 1; done ) &
+    local scraper=$!
+    get_rate "$on"
+    wait "$scraper" || true
+  }
+  for pair in $(seq "$metrics_pairs"); do
+    # Which goes first alternates: the second run of a pair tends to meet a warmer (or busier) machine.
+    off_before=$(cpu_ticks "$off_pid"); on_before=$(cpu_ticks "$on_pid")
+    if (( pair % 2 )); then off_rate=$(get_rate "$off"); on_rate=$(scraped_rate); else on_rate=$(scraped_rate); off_rate=$(get_rate "$off"); fi
+    cpu_off=$((cpu_off + $(cpu_ticks "$off_pid") - off_before)); cpu_on=$((cpu_on + $(cpu_ticks "$on_pid") - on_before))
+    served_off=$((${served_off:-0} + off_rate * seconds)); served_on=$((${served_on:-0} + on_rate * seconds))
+    ratios+=("$(python3 -c "print(f'{$on_rate / $off_rate:.4f}')")")
+    echo "metrics pair $pair: on $on_rate req/s, off $off_rate req/s, ratio ${ratios[-1]}"
+  done
+  if ! python3 - "$cpu_off" "$served_off" "$cpu_on" "$served_on" "$(getconf CLK_TCK)" "${ratios[@]}" <<'PY'
+import statistics, sys
+cpu_off, served_off, cpu_on, served_on, tick = (float(x) for x in sys.argv[1:6])
+ratios = [float(r) for r in sys.argv[6:]]
+median = statistics.median(ratios)
+per_off, per_on = cpu_off / tick / served_off * 1e6, cpu_on / tick / served_on * 1e6
+print(f"lib-server CPU per request: {per_on:.1f} us with metrics, {per_off:.1f} us without (ratio {per_off / per_on:.3f})")
+print(f"metrics on / off, authenticated GETs: median ratio {median:.3f} of {len(ratios)} pairs (budget >= 0.98)")
+sys.exit(0 if median >= 0.98 else 1)
+PY
+  then
+    budget_misses+=("request metrics: median ratio of GETs with metrics on to off below 0.98")
+  fi
+  stop_servers
+fi
+
 if [ ${#budget_misses[@]} -gt 0 ]; then
   printf 'budget missed: %s\n' "${budget_misses[@]}" >&2
   exit 1

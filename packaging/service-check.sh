@@ -73,11 +73,12 @@ check "as its own user" lib-server "$(ps -o user= -p "$(prop MainPID)")"
 check "descriptors for its connections" "65536 65536" \
     "$(awk '/^Max open files/ { print $4, $5 }' "/proc/$(prop MainPID)/limits")"
 check "flags from /etc/default/lib-server" \
-    "/usr/bin/lib-server --listen 127.0.0.1:8080 --db /var/lib/lib-server/library.sqlite --session-lifetime 7776000" \
+    "/usr/bin/lib-server --listen 127.0.0.1:8080 --db /var/lib/lib-server/library.sqlite --session-lifetime 7776000 --ops-listen 127.0.0.1:9181" \
     "$(ps -o args= -p "$(prop MainPID)")"
 printf '%s\n' 'a long password' | runuser -u lib-server -- \
     lib-server user add alice --role librarian --db /var/lib/lib-server/library.sqlite
 check "sign-in as the added user" 201 "$(session)"
+check "ready for a load balancer" ready "$(curl -s http://127.0.0.1:9181/readyz)"
 check "database owned by lib-server, private" "lib-server 600" "$(stat -c '%U %a' /var/lib/lib-server/library.sqlite)"
 
 pid=$(prop MainPID)
@@ -93,7 +94,7 @@ check "SIGTERM: a clean stop" "success 0" "$(prop Result) $(prop ExecMainStatus)
 # from its sandbox, only its first line, once per start. Dispatch's own
 # line is not the sandbox's doing: it asks for nice -4 for a worker thread,
 # which no unprivileged user gets (it logs that to syslog, the journal here).
-check "its journal" "listening on http://127.0.0.1:8080" \
+check "its journal" "$(printf '%s\n' 'listening on http://127.0.0.1:8080' 'operations on http://127.0.0.1:9181')" \
     "$(journalctl _SYSTEMD_UNIT=lib-server.service -o cat --no-pager |
         grep -v '^Failed to set thread priority for worker thread: pqc=0x[0-9a-f]* errno=13$' | sort -u)"
 

@@ -28,6 +28,7 @@ packages=(
   libc6-dev                       # libc.a: lib is a static executable
   libpq-dev postgresql            # lib-server's PostgreSQL store, and the cluster its tests start
   wrk                             # make bench-server: lib-server against nginx serving the same JSON
+  prometheus                      # promtool check metrics: lib-server's /metrics (OperationsListenerTests)
   python3-jsonschema bsdutils less  # --json checked against docs/json/; script(1) and a pager for TTY tests
   python3-venv                    # schemathesis's own environment (below)
 )

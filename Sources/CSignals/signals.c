@@ -35,3 +35,12 @@ int csignals_stop_pending(void) {
     if (sigpending(&pending) != 0) return 0;
     return sigismember(&pending, SIGTERM) == 1 || sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGHUP) == 1;
 }
+
+int csignals_open_drain_descriptor(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0) return -EINVAL;
+    int fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    return fd >= 0 ? fd : -errno;
+}

@@ -20,6 +20,8 @@ final class ConnectionAdmission: Sendable {
         maxPerPeer = limits.maxConnectionsPerPeer
     }
 
+    var openCount: Int { counts.withLock { $0.open } }
+
     /// Counts the connection in when there is room for it.
     func admit(_ peer: String) -> Verdict {
         counts.withLock { counts in

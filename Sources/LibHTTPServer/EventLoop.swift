@@ -159,6 +159,8 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private var isStopping: Bool { stopDeadline != nil || server.isStopping }
+    /// No connection is kept alive after its answer: stopping, or draining.
+    private var closesAfterAnswer: Bool { isStopping || server.isDraining }
 
     private func shouldEnd() -> Bool {
         if endsWhenEmpty && connections.isEmpty { return true }
@@ -331,7 +333,7 @@ final class EventLoop: @unchecked Sendable {
             return
         }
         connection.pending = nil
-        perform(connection.machine.answer(posted.reply, serverStopping: isStopping, date: date.now()), on: connection)
+        perform(connection.machine.answer(posted.reply, serverStopping: closesAfterAnswer, date: date.now()), on: connection)
         drive(connection)
     }
 
@@ -356,7 +358,7 @@ final class EventLoop: @unchecked Sendable {
         connection.outputSent = 0
         // An interim 100 Continue: the body is still to come, read as before.
         guard connection.machine.isSendingAnswer else { return }
-        perform(connection.machine.allSent(serverStopping: isStopping), on: connection)
+        perform(connection.machine.allSent(serverStopping: closesAfterAnswer), on: connection)
         drive(connection)
     }
 

@@ -16,6 +16,8 @@ public final class HTTPServer: Sendable {
     /// Read by every loop once per wake-up, written once: no lock.
     private let stopping = Atomic<Bool>(false)
     private let stopGraceMilliseconds = Atomic<Int>(2000)
+    /// Set by `drain()`, read by every loop once per answer: no lock.
+    private let draining = Atomic<Bool>(false)
     /// Wakes what waits for the loops to end.
     private let changes = EventCount()
     /// Handlers run deep call chains (JSON, SQLite) but 8 MiB a thread is far
@@ -50,6 +52,21 @@ public final class HTTPServer: Sendable {
     public var port: Int? { state.withLock { $0.port } }
 
     var isStopping: Bool { stopping.load(ordering: .relaxed) }
+
+    /// Whether `drain()` has been called.
+    public var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    /// Keeps serving every request, but closes each connection after its
+    /// current answer (`Connection: close`), so that keep-alive clients such
+    /// as a reverse proxy move to another instance while requests in flight
+    /// finish. New connections are still accepted.
+    public func drain() {
+        draining.store(true, ordering: .relaxed)
+    }
+
+    /// Connections open now, on every loop (read for metrics, under the
+    /// admission lock that opening and closing take anyway).
+    public var openConnections: Int { admission.openCount }
     var stopGrace: Double { Double(stopGraceMilliseconds.load(ordering: .relaxed)) / 1000 }
 
     /// Binds and listens (SO_REUSEADDR). `host` may be an IPv4 literal, an IPv6

@@ -17,6 +17,9 @@ public final class PendingReply: Sendable {
         var delivered = false
         var clientLeft = false
         var whenClientLeaves: (@Sendable () -> Void)?
+        /// The first `complete`'s reply, and who wants to know of it.
+        var completedWith: HTTPReply?
+        var whenCompleted: (@Sendable (HTTPReply) -> Void)?
     }
 
     private let state = Mutex(State())
@@ -26,16 +29,29 @@ public final class PendingReply: Sendable {
     }
 
     public func complete(_ reply: HTTPReply) {
-        let target: (LoopInbox, UInt64)? = state.withLock { state in
-            guard !state.delivered, state.reply == nil else { return nil }
+        let (target, observer): ((LoopInbox, UInt64)?, (@Sendable (HTTPReply) -> Void)?) = state.withLock { state in
+            guard !state.delivered, state.reply == nil else { return (nil, nil) }
+            state.completedWith = reply
+            defer { state.whenCompleted = nil }
             guard let inbox = state.inbox else {
                 state.reply = reply
-                return nil
+                return (nil, state.whenCompleted)
             }
             state.delivered = true
-            return (inbox, state.connection)
+            return ((inbox, state.connection), state.whenCompleted)
         }
+        observer?(reply)
         if let (inbox, connection) = target { inbox.post(LoopInbox.Reply(connection: connection, reply: reply)) }
+    }
+
+    /// Runs `action` with the reply once `complete` is first called (at once
+    /// if it has been): what counts the answers that come later.
+    public func whenCompleted(_ action: @escaping @Sendable (HTTPReply) -> Void) {
+        let done: HTTPReply? = state.withLock { state in
+            if state.completedWith == nil { state.whenCompleted = action }
+            return state.completedWith
+        }
+        if let done { action(done) }
     }
 
     /// Whether `complete` has been called (a waiter may stop waiting).

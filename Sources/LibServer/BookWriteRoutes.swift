@@ -42,7 +42,9 @@ extension LibraryService {
                 try IdempotencyLedger.claim(user: user.id, key: key, requestHash: item.requestHash, holding: .request, at: clock.now(), in: db)
             })) {
             case .ours(let id): claim = id
-            case .settled(let settled): return .respond(Self.response(for: settled))
+            case .settled(let settled):
+                pipeline.count(settled)
+                return .respond(Self.response(for: settled))
             }
             claimed = claim
             var finished = false
@@ -72,7 +74,8 @@ extension LibraryService {
 
     /// A write's pipeline for this user and protocol.
     func writePipeline(by user: User, wire: WriteWire) -> WritePipeline {
-        WritePipeline(store: store, user: user, wire: wire, schema: bookSchema, clock: clock, changeRetention: changeRetention)
+        WritePipeline(store: store, user: user, wire: wire, schema: bookSchema, clock: clock, changeRetention: changeRetention,
+                      outcomes: writeOutcomes)
     }
 
     /// v1's answer is the recorded answer itself, or the problem.

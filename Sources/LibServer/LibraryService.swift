@@ -39,13 +39,18 @@ public final class LibraryService: Sendable {
     let massChangeGuard: MassChangeGuard?
     /// Change-feed requests waiting for a change.
     let changeWaiters: ChangeWaiters
+    /// Requests by route and status, and their durations: only when an
+    /// operations listener serves them (`--ops-listen`).
+    let requestMetrics: RequestMetrics?
+    /// What became of each write item.
+    let writeOutcomes = WriteOutcomeCounts()
 
     public init(store: ServerStore, faults: [FaultRule] = [], allowsFaultControl: Bool = false,
                 bookSchema: BookSchema = BuiltInBookSchema.schema, sessionLifetime: TimeInterval = defaultSessionLifetime,
                 changeRetention: TimeInterval = defaultChangeRetention, batchLimits: WriteBatchLimits = WriteBatchLimits(),
                 massChangeGuard: MassChangeGuard? = .standard, speaksV2: Bool = true, clock: ServerClock = .system,
                 connectionLimits: HTTPServerLimits = HTTPServerLimits(),
-                log: (@Sendable (String) -> Void)? = nil) {
+                countsRequests: Bool = false, log: (@Sendable (String) -> Void)? = nil) {
         self.clock = clock
         loginThrottle = LoginThrottle(now: clock.now)
         self.sessionLifetime = sessionLifetime
@@ -60,24 +65,49 @@ public final class LibraryService: Sendable {
         self.faults = FaultInjector(faults, log: log ?? { _ in })
         let protocolRoutes = speaksV2 ? Self.protocolRoutes : Self.protocolRoutes.filter { !$0.isV2 }
         routes = RouteTable(routes: protocolRoutes + (allowsFaultControl ? Self.faultControlRoutes : []))
+        requestMetrics = countsRequests ? RequestMetrics(routes: routes) : nil
         self.log = log ?? { _ in }
         failureLog = log ?? { line in FileHandle.standardError.write(Data("lib-server: \(line)\n".utf8)) }
         logsRequests = log != nil
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPReply {
-        guard logsRequests else { return route(request) }
+        guard logsRequests || requestMetrics != nil else { return route(request).reply }
         let started = MonotonicClock.now()
-        let reply = route(request)
-        if case .respond(let response) = reply {
+        let (reply, routeIndex) = route(request)
+        if logsRequests, case .respond(let response) = reply {
             log("\(request.method) \(request.target) \(response.status) \(Int((MonotonicClock.now() - started) * 1000))ms")
         }
+        if let metrics = requestMetrics { count(reply, in: metrics, row: metrics.row(route: routeIndex, method: request.method), since: started) }
         return reply
     }
 
-    private func route(_ request: HTTPRequest) -> HTTPReply {
+    /// Counts an answer under its route and status; one that comes later
+    /// (the change feed that waits) when it comes.
+    private func count(_ reply: HTTPReply, in metrics: RequestMetrics, row: Int, since started: Double) {
+        switch reply {
+        case .respond(let response), .truncate(let response, _):
+            metrics.record(row: row, status: response.status, seconds: MonotonicClock.now() - started)
+        case .closeWithoutAnswer:
+            break
+        case .later(let pending):
+            pending.whenCompleted { reply in
+                if case .respond(let response) = reply {
+                    metrics.record(row: row, status: response.status, seconds: MonotonicClock.now() - started)
+                }
+            }
+        }
+    }
+
+    /// The answer, and the index of the route that gave it (nil: none did).
+    private func route(_ request: HTTPRequest) -> (reply: HTTPReply, route: Int?) {
         let segments = RouteTable.segments(of: request.path)
         let match = routes.match(request, segments: segments)
+        let index = if case .route(let route, _) = match { route.index } else { nil as Int? }
+        return (route(request, match: match, segments: segments), index)
+    }
+
+    private func route(_ request: HTTPRequest, match: RouteTable.Match, segments: [Substring]) -> HTTPReply {
         // The fault controls never meet the faults they control.
         if segments.count >= 2, segments[1] == "_test" { return answer(match, to: request) }
         let isWrite = if case .route(let route, _) = match { route.isWrite } else { false }

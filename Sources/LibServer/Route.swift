@@ -25,6 +25,8 @@ struct Route: Sendable {
     let method: String
     let pattern: RoutePattern
     let answer: Answer
+    /// Its row in the table: what the request metrics count it under.
+    var index = 0
 
     init(_ method: String, _ pattern: String, _ answer: Answer) {
         self.method = method

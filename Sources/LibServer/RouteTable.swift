@@ -6,6 +6,14 @@ import LibHTTPServer
 struct RouteTable: Sendable {
     let routes: [Route]
 
+    init(routes: [Route]) {
+        self.routes = routes.enumerated().map { index, route in
+            var numbered = route
+            numbered.index = index
+            return numbered
+        }
+    }
+
     /// What the table says of a request.
     enum Match {
         /// The first row with the request's method and a pattern that fits its path.

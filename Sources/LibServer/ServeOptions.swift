@@ -12,6 +12,8 @@ struct ServeOptions {
     var database = ""
     var host = "127.0.0.1"
     var port = 8080
+    /// `--ops-listen`: where /livez, /readyz, /metrics and /drain are served; none without it.
+    var operations: (host: String, port: Int)?
     var demo = false
     var bookSchema = BuiltInBookSchema.schema
     var limits = HTTPServerLimits()
@@ -35,14 +37,23 @@ struct ServeOptions {
     var verbose = false
 
     /// `--listen HOST:PORT`; an IPv6 host in brackets.
-    static func parseListen(_ text: String) throws(ServerUsageError) -> (host: String, port: Int) {
+    static func parseListen(_ text: String, flag: String = "--listen", example: Int = 8080) throws(ServerUsageError) -> (host: String, port: Int) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
-            throw ServerUsageError("--listen wants HOST:PORT, as in 127.0.0.1:8080 or [::1]:0, not '\(text)'")
+            throw ServerUsageError("\(flag) wants HOST:PORT, as in 127.0.0.1:\(example) or [::1]:0, not '\(text)'")
         }
         var host = String(text[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty else { throw ServerUsageError("--listen needs a host, as in 127.0.0.1:\(port)") }
+        guard !host.isEmpty else { throw ServerUsageError("\(flag) needs a host, as in 127.0.0.1:\(port)") }
         return (host, port)
+    }
+
+    /// `--ops-listen PORT` (on 127.0.0.1) or `--ops-listen HOST:PORT`.
+    static func parseOperationsListen(_ text: String) throws(ServerUsageError) -> (host: String, port: Int) {
+        if let port = Int(text) {
+            guard (0...65535).contains(port) else { throw ServerUsageError("--ops-listen wants a port from 0 to 65535, not '\(text)'") }
+            return ("127.0.0.1", port)
+        }
+        return try parseListen(text, flag: "--ops-listen", example: 9181)
     }
 
     /// `--book-schema FILE`: a schema that cannot be read or applied stops

@@ -38,6 +38,8 @@ public enum ServerCommandLine {
         let (host, port, faults) = (options.host, options.port, options.faults)
         // Before any thread starts, so that every thread inherits the mask.
         let stopSignals = try ServerStopSignals.block()
+        let drainSignal = try ServerStopSignals.blockDrain()
+        let startTime = Date().timeIntervalSince1970
 
         let store = try ServerDatabase.open(options.database, demo: options.demo)
         if PostgresLocation.isPostgres(options.database) {
@@ -50,19 +52,36 @@ public enum ServerCommandLine {
                                      changeRetention: options.changeRetention,
                                      batchLimits: WriteBatchLimits(maxItems: options.maxBatchWrites, maxBytes: options.limits.maxBodyBytes),
                                      massChangeGuard: options.massChangeGuard, speaksV2: !options.v1Only, clock: options.faultControl ? .movable() : .system,
-                                     connectionLimits: options.limits, log: log)
+                                     connectionLimits: options.limits, countsRequests: options.operations != nil, log: log)
         let server = HTTPServer(limits: options.limits, handler: service.handle)
         let boundPort = try server.bind(host: host, port: port)
-        let shownHost = host.contains(":") ? "[\(host)]" : host
-        // Unbuffered: whoever started the server waits for this line.
-        FileHandle.standardOutput.write(Data("listening on http://\(shownHost):\(boundPort)\n".utf8))
+        var operationsServer: HTTPServer?
+        var operationsLine = ""
+        if let operations = options.operations {
+            let endpoint = OperationsEndpoint(service: service, server: server, database: options.database,
+                                              version: version, startTime: startTime)
+            let ops = HTTPServer(limits: OperationsEndpoint.limits, handler: endpoint.handle)
+            let opsPort = try ops.bind(host: operations.host, port: operations.port)
+            operationsServer = ops
+            operationsLine = "operations on \(shown(operations.host, opsPort))\n"
+        }
+        // Unbuffered: whoever started the server waits for this line (the first).
+        FileHandle.standardOutput.write(Data("listening on \(shown(host, boundPort))\n\(operationsLine)".utf8))
         if !faults.isEmpty {
             FileHandle.standardError.write(Data("lib-server: faults in force: \(faults.map(\.description).joined(separator: "; "))\n".utf8))
         }
 
-        ServerStopSignals.stop(server, onSignalFrom: stopSignals)
+        ServerStopSignals.stop([server] + (operationsServer.map { [$0] } ?? []), onSignalFrom: stopSignals)
+        ServerStopSignals.drain(server, onSignalFrom: drainSignal)
+        if let operationsServer {
+            _ = NativeThread.start(detached: true, stackSize: 2 * 1024 * 1024) { operationsServer.run() }
+        }
         server.run()
         return 0
+    }
+
+    private static func shown(_ host: String, _ port: Int) -> String {
+        "http://" + (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
     }
 
     private static func addUser(_ arguments: ArraySlice<String>) throws -> Int32 {

@@ -28,6 +28,23 @@ enum ServerFlags {
                            The address to listen on (default 127.0.0.1:8080); an IPv6 host is written in brackets, \
                            as in [::1]:8080. Port 0 picks a free port.
                            """) { options, value throws(ServerUsageError) in (options.host, options.port) = try ServeOptions.parseListen(value) },
+            ServerFlag(name: "ops-listen", short: nil, value: "[HOST:]PORT",
+                       summary: "serves /livez, /readyz, /metrics and POST /drain there (127.0.0.1 unless a host is given)",
+                       manual: """
+                           Serves the operations endpoints on a second listener: GET /livez (200 while the process \
+                           answers), GET /readyz (200 when the database takes writes; 503 with the reason, such as \
+                           'database is a standby (read-only)', 'database unreachable: ...' or 'draining'), \
+                           GET /metrics (Prometheus text: requests and their durations by route pattern and status, \
+                           write outcomes, change-feed waiters, database pool use, open connections, build info) \
+                           and POST /drain (as SIGUSR1: /readyz answers 503 from then on while every request is still \
+                           served, each connection closed after its answer, so that a load balancer moves away \
+                           before the server is stopped). A port alone listens on 127.0.0.1: these endpoints have no \
+                           authentication, so give another address only on a network you trust. Off unless given, \
+                           and when given empty (a configuration file from before it existed); the Debian package \
+                           uses 127.0.0.1:9181.
+                           """) { options, value throws(ServerUsageError) in
+                options.operations = value.isEmpty ? nil : try ServeOptions.parseOperationsListen(value)
+            },
             ServerFlag(name: "demo", short: nil, value: nil,
                        summary: "adds the demo users (alice, bob, carol) and books b-1 to b-20",
                        manual: """

@@ -18,8 +18,14 @@ enum ServerManualSections {
         .PP
         The first line on standard output is
         \(lqlistening on http://\fIHOST\fR:\fIPORT\fR\(rq.
+        With \fB\-\-ops\-listen\fR, the second line is
+        \(lqoperations on http://\fIHOST\fR:\fIPORT\fR\(rq.
         SIGTERM and SIGINT stop it: requests in progress finish (for 2 seconds at
         most), then it exits with status 0.
+        SIGUSR1 drains it, as \fBPOST /drain\fR on the operations listener does:
+        \fB/readyz\fR answers 503 \(lqdraining\(rq from then on, and every request is
+        still served, each connection closed after its answer; stop it once its
+        load balancer has moved away.
         It speaks plain HTTP; put a reverse proxy such as nginx in front of it to
         end TLS.
         """#
@@ -49,7 +55,8 @@ enum ServerManualSections {
         .TP
         \fI/etc/default/lib\-server\fR
         The service's flags: \fBLIB_SERVER_LISTEN\fR, \fBLIB_SERVER_DB\fR,
-        \fBLIB_SERVER_SESSION_LIFETIME\fR and \fBLIB_SERVER_OPTIONS\fR.
+        \fBLIB_SERVER_SESSION_LIFETIME\fR, \fBLIB_SERVER_OPS_LISTEN\fR
+        (127.0.0.1:9181) and \fBLIB_SERVER_OPTIONS\fR.
         .TP
         \fI/var/lib/lib\-server/library.sqlite\fR
         The service's database, in its state directory.

@@ -25,6 +25,10 @@ public final class ServerStore: Sendable {
         dialect = first.dialect
     }
 
+    /// How many connections the pool holds, and how many are lent now (`GET /metrics`).
+    var poolSize: Int { connections.count }
+    var connectionsInUse: Int { lent.load(ordering: .relaxed).nonzeroBitCount }
+
     /// Lends a connection to `body`, waiting for one to be free.
     func withConnection<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         available.wait()

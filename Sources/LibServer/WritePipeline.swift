@@ -20,6 +20,8 @@ struct WritePipeline {
     /// The mass-change guard the items are held to together (a v2 batch
     /// without `Lib-Confirm-Mass-Change`); nil: none.
     var massChangeGuard: MassChangeGuard?
+    /// Where what became of each item is counted (`GET /metrics`).
+    var outcomes: WriteOutcomeCounts?
 
     /// How an item's idempotency key is held while it is applied.
     enum KeyHold {
@@ -43,7 +45,20 @@ struct WritePipeline {
     func problemBeforeWriting(_ item: WriteItem) -> Problem? {
         guard case .put(let document, _) = item.change else { return nil }
         let problems = schema.problems(in: document, id: item.id)
-        return problems.isEmpty ? nil : .invalidBook(problems)
+        guard !problems.isEmpty else { return nil }
+        outcomes?.count(.rejected)
+        return .invalidBook(problems)
+    }
+
+    /// Counts what became of an item (`lib_server_writes_total`).
+    func count(_ settled: Settled) {
+        guard let outcomes else { return }
+        switch settled {
+        case .refused: outcomes.count(.rejected)
+        case .answered(_, replayed: true): outcomes.count(.replayed)
+        case .answered(let answer, replayed: false):
+            outcomes.count(answer.status == 412 ? .conflict : answer.status == 404 ? .notFound : .applied)
+        }
     }
 
     /// A key's claim: the write's to apply, or settled without anything applied.
@@ -65,6 +80,17 @@ struct WritePipeline {
     /// runs `beforeCommit` (fault injection) when all is written.
     func write(_ items: [(WriteItem, KeyHold)], on db: any SQLConnection,
                beforeCommit: () -> Void = {}) throws -> [Settled] {
+        let settled: [Settled]
+        do { settled = try writeTransaction(items, on: db, beforeCommit: beforeCommit) } catch {
+            outcomes?.count(.failed, items.count)
+            throw error
+        }
+        settled.forEach(count)
+        return settled
+    }
+
+    private func writeTransaction(_ items: [(WriteItem, KeyHold)], on db: any SQLConnection,
+                                  beforeCommit: () -> Void) throws -> [Settled] {
         try store.write(on: db) {
             let now = clock.now()
             try IdempotencyLedger.prune(at: now, in: db)

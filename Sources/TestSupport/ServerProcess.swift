@@ -11,6 +11,9 @@ public final class ServerProcess: @unchecked Sendable {
     /// removed only after the server is released, never while it runs.
     public let directory: TemporaryDirectory?
     public var baseURL: String { "http://\(host):\(port)" }
+    /// The operations listener's port, when `--ops-listen` was given (its
+    /// address is the second line the server prints).
+    public let operationsPort: Int?
     private let output: Pipe
 
     /// Starts `lib-server --db DB --listen HOST:PORT [--demo] EXTRA...` (after
@@ -55,6 +58,17 @@ public final class ServerProcess: @unchecked Sendable {
         }
         self.host = String(address[..<colon])
         self.port = port
+        if extraArguments.contains("--ops-listen") {
+            let second = try Self.readLine(from: output.fileHandleForReading, timeout: 30)
+            guard second.hasPrefix("operations on http://"), let colon = second.lastIndex(of: ":"),
+                  let opsPort = Int(second[second.index(after: colon)...]) else {
+                process.terminate()
+                throw ServerProcessError.unexpectedFirstLine(second)
+            }
+            operationsPort = opsPort
+        } else {
+            operationsPort = nil
+        }
         // Keep draining stdout so that the server never blocks on a full pipe.
         let handle = output.fileHandleForReading
         OwnThread.start { _ = handle.readDataToEndOfFile() }

@@ -29,6 +29,9 @@ import TestSupport
             #expect(outcome.readerMatches && outcome.readerBooks == 20 + round * FailoverRig.writesPerDevice * 2,
                     "round \(round): the third device has the server's books, book for book: \(outcome)")
             #expect(outcome.oldCursorStatus == 410, "round \(round): a cursor from before the failover lists again: \(outcome)")
+            #expect(outcome.notReadyAfter.map { $0 < 2 } == true && outcome.notReadyReason.hasPrefix("not ready: database"),
+                    "round \(round): /readyz is 503 within 2 s of the kill: \(outcome)")
+            #expect(outcome.readyAfterPromotion != nil, "round \(round): /readyz is 200 again after the promotion: \(outcome)")
             resumptions += outcome.resumedAfter
             print("failover round \(round): \(outcome)")
         }
@@ -56,7 +59,7 @@ import TestSupport
 
     /// A lib-server whose --db names only a standby starts without
     /// migrating, serves reads, and answers writes 503 with Retry-After,
-    /// saying why in its log.
+    /// saying why in its log; its /readyz says 503, and why.
     @Test func aServerOnAStandbyServesReadsAndRefusesWrites() throws {
         let cluster = try ReplicatedPostgres(nodes: 2, settings: try FailoverRig.recipeSettings())
         let primary = try ServerProcess(database: cluster.uri(0))
@@ -64,8 +67,10 @@ import TestSupport
         let directory = try TemporaryDirectory("lib-standby-log")
         let log = directory.file("stderr")
         FileManager.default.createFile(atPath: log, contents: nil)
-        let standby = try ServerProcess(database: cluster.uri(1), demo: false,
+        let standby = try ServerProcess(database: cluster.uri(1), demo: false, extraArguments: ["--ops-listen", "127.0.0.1:0"],
                                         standardError: try FileHandle(forWritingTo: URL(fileURLWithPath: log)))
+        let readyz = try HTTPTestClient(port: try #require(standby.operationsPort)).request("GET", "/readyz")
+        #expect(readyz.status == 503 && readyz.text == "not ready: database is a standby (read-only)\n", "\(readyz.status) \(readyz.text)")
         let client = try HTTPTestClient(port: standby.port)
         // The sign-in is flushed on the standby before it is acknowledged, and replayed there a moment later.
         var seen: String?
@@ -120,7 +125,7 @@ final class FailoverRig {
         logs = try TemporaryDirectory("lib-failover-logs")
         servers = try [
             ("first", ["--legacy-protocol", "--fault", "delay=30,method=PUT"]),
-            ("second", ["--max-batch-writes", "5", "--fault", "delay=250,path=/v2/writes"]),
+            ("second", ["--max-batch-writes", "5", "--fault", "delay=250,path=/v2/writes", "--ops-listen", "127.0.0.1:0"]),
         ].map { [cluster, logs] name, arguments in
             FileManager.default.createFile(atPath: logs.file(name), contents: nil)
             return try ServerProcess(database: cluster.connectionString, demo: name == "first", extraArguments: arguments,
@@ -149,6 +154,22 @@ final class FailoverRig {
         return answer
     }
 
+    /// Asks the second server's /readyz every 20 ms until it answers
+    /// `status`: how long that took, and what it said.
+    private func readiness(becomes status: Int, within seconds: Double) -> (after: Double?, said: String) {
+        guard let port = servers[1].operationsPort else { return (nil, "no operations listener") }
+        let started = Date()
+        var said = ""
+        while Date().timeIntervalSince(started) < seconds {
+            if let answer = try? HTTPTestClient(port: port, timeout: 2).request("GET", "/readyz") {
+                said = answer.text
+                if answer.status == status { return (Date().timeIntervalSince(started), said) }
+            }
+            usleep(20_000)
+        }
+        return (nil, said)
+    }
+
     struct Outcome: CustomStringConvertible {
         var pushStatuses: [Int32] = []
         var pending: [Int] = []
@@ -162,9 +183,16 @@ final class FailoverRig {
         var feedRefusals: [String] = []
         /// The answer to a change-feed cursor taken before the kill.
         var oldCursorStatus = 0
+        /// Seconds from the kill to the second server's first 503 on /readyz, and what it said.
+        var notReadyAfter: Double?
+        var notReadyReason = ""
+        /// Seconds from the promotion to its next 200 on /readyz.
+        var readyAfterPromotion: Double?
         var description: String {
             "pushes \(pushStatuses), pending \(pending), applied \(applied), old cursor \(oldCursorStatus), promoted \(String(format: "%.2f", failoverSeconds)) s after the kill, "
                 + "writes resumed after \(resumedAfter.map { String(format: "%.2f", $0) }) s, reader matches: \(readerMatches) (\(readerBooks) books)"
+                + "; /readyz 503 after \(notReadyAfter.map { String(format: "%.2f", $0) } ?? "never") s (\(notReadyReason.trimmingCharacters(in: .newlines))), "
+                + "200 again \(readyAfterPromotion.map { String(format: "%.2f", $0) } ?? "never") s after the promotion"
                 + (feedRefusals.isEmpty ? "" : "; GET /v1/changes answered first \(feedRefusals)")
         }
     }
@@ -199,8 +227,11 @@ final class FailoverRig {
         usleep(1_500_000)
         try cluster.killPrimary()
         let killedAt = Date()
+        // A balancer's health check sees the instance fail before the promotion, and come back after it.
+        (outcome.notReadyAfter, outcome.notReadyReason) = readiness(becomes: 503, within: 5)
         let promoted = try cluster.failOver(rebuildingDead: false)
         outcome.failoverSeconds = Date().timeIntervalSince(killedAt)
+        outcome.readyAfterPromotion = readiness(becomes: 200, within: 30).after
         let atPromotion = prefixes.map { applied($0, on: promoted) }
         var resumed: [Double?] = [nil, nil]
         while resumed.contains(where: { $0 == nil }), Date().timeIntervalSince(killedAt) < 60 {

@@ -119,7 +119,10 @@ final class NginxReverseProxy: @unchecked Sendable {
     /// nginx in front of several lib-servers: the `backup` ones get requests
     /// only while every other one is down (so a test knows which instance a
     /// request meets first).
-    init(upstreamPorts: [Int], backupPorts: [Int] = []) throws {
+    /// `balancing`: plain HTTP, the upstream with passive health checks
+    /// and kept-alive connections, failed requests passed to the next
+    /// instance, as docs/DEPLOY.md's load-balancing recipe.
+    init(upstreamPorts: [Int], backupPorts: [Int] = [], balancing: Bool = false) throws {
         directory = try TemporaryDirectory("lib-e2e-nginx")
         authority = try TestCertificateAuthority(in: directory)
         reservation = try LoopbackPortReservation()
@@ -145,13 +148,15 @@ final class NginxReverseProxy: @unchecked Sendable {
                 gzip_min_length 1;
                 gzip_proxied any;
                 upstream lib_servers {
-            \((upstreamPorts.map { "        server 127.0.0.1:\($0);" } + backupPorts.map { "        server 127.0.0.1:\($0) backup;" }).joined(separator: "\n"))
+            \((upstreamPorts.map { "        server 127.0.0.1:\($0)\(balancing ? " max_fails=1 fail_timeout=10s" : "");" } + backupPorts.map { "        server 127.0.0.1:\($0) backup;" }).joined(separator: "\n"))
+                    \(balancing ? "keepalive 16;" : "")
                 }
                 server {
-                    listen 127.0.0.1:\(port) ssl;
-                    ssl_certificate \(authority.serverCertificate);
-                    ssl_certificate_key \(authority.serverKey);
+                    listen 127.0.0.1:\(port)\(balancing ? "" : " ssl");
+                    \(balancing ? "" : "ssl_certificate \(authority.serverCertificate);")
+                    \(balancing ? "" : "ssl_certificate_key \(authority.serverKey);")
                     location / {
+                        \(balancing ? "proxy_next_upstream error timeout http_502 http_503; proxy_next_upstream_tries 2;" : "")
                         proxy_pass http://lib_servers;
                         proxy_http_version 1.1;
                         proxy_set_header Connection "";

@@ -91,15 +91,16 @@ import TestSupport
         #expect(add.status == 0 && add.stdout == "Added librarian alice\n", "\(add)")
 
         // The unit's ExecStart, with the configuration file's values (the
-        // database and port moved into the test's own).
+        // database and ports moved into the test's own).
         // Held until the test ends: nobody else can take the port meanwhile.
         let reservation = try LoopbackPortReservation()
         defer { withExtendedLifetime(reservation) {} }
         let port = reservation.port
         let start = """
             . \(built.serverRoot)/etc/default/lib-server
-            LIB_SERVER_LISTEN=127.0.0.1:\(port) LIB_SERVER_DB=\(database)
-            exec \(server) --listen "$LIB_SERVER_LISTEN" --db "$LIB_SERVER_DB" --session-lifetime "$LIB_SERVER_SESSION_LIFETIME" $LIB_SERVER_OPTIONS
+            LIB_SERVER_LISTEN=127.0.0.1:\(port) LIB_SERVER_DB=\(database) LIB_SERVER_OPS_LISTEN=127.0.0.1:0
+            exec \(server) --listen "$LIB_SERVER_LISTEN" --db "$LIB_SERVER_DB" --session-lifetime "$LIB_SERVER_SESSION_LIFETIME" \\
+                --ops-listen "$LIB_SERVER_OPS_LISTEN" $LIB_SERVER_OPTIONS
             """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -231,14 +232,14 @@ import TestSupport
         let scratch = try TemporaryDirectory("lib-deb-units")
         let unitPath = built.serverRoot + "/lib/systemd/system/lib-server.service"
         let unit = try String(contentsOfFile: unitPath, encoding: .utf8)
-        for line in ["ExecStart=/usr/bin/lib-server --listen ${LIB_SERVER_LISTEN} --db ${LIB_SERVER_DB} \\\n    --session-lifetime ${LIB_SERVER_SESSION_LIFETIME} $LIB_SERVER_OPTIONS",
+        for line in ["ExecStart=/usr/bin/lib-server --listen ${LIB_SERVER_LISTEN} --db ${LIB_SERVER_DB} \\\n    --session-lifetime ${LIB_SERVER_SESSION_LIFETIME} --ops-listen ${LIB_SERVER_OPS_LISTEN} $LIB_SERVER_OPTIONS",
                      "EnvironmentFile=/etc/default/lib-server", "User=lib-server", "StateDirectory=lib-server",
                      "Restart=on-failure", "RestartPreventExitStatus=2", "ProtectSystem=strict", "NoNewPrivileges=yes",
                      "LimitNOFILE=65536"] {
             #expect(unit.contains("\n\(line)\n"), "lib-server.service lacks \(line)")
         }
         let config = try String(contentsOfFile: built.serverRoot + "/etc/default/lib-server", encoding: .utf8)
-        for setting in ["LIB_SERVER_LISTEN=127.0.0.1:8080", "LIB_SERVER_DB=/var/lib/lib-server/library.sqlite",
+        for setting in ["LIB_SERVER_LISTEN=127.0.0.1:8080", "LIB_SERVER_OPS_LISTEN=127.0.0.1:9181", "LIB_SERVER_DB=/var/lib/lib-server/library.sqlite",
                         "LIB_SERVER_SESSION_LIFETIME=7776000", "LIB_SERVER_OPTIONS="] {
             #expect(config.contains("\n\(setting)\n"), "/etc/default/lib-server lacks \(setting)")
         }

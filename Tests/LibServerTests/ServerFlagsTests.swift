@@ -28,6 +28,20 @@ import Testing
         return nil
     }
 
+    /// A port alone listens on the loopback; an empty value (an old
+    /// /etc/default/lib-server) leaves the listener off; anything else names the flag.
+    @Test func opsListenTakesAPortOrAnAddress() throws {
+        #expect(try Self.serve(["--db", "x"]).operations == nil)
+        let port = try #require(try Self.serve(["--db", "x", "--ops-listen", "9181"]).operations)
+        #expect(port.host == "127.0.0.1" && port.port == 9181)
+        let address = try #require(try Self.serve(["--db", "x", "--ops-listen", "[::1]:0"]).operations)
+        #expect(address.host == "::1" && address.port == 0)
+        #expect(try Self.serve(["--db", "x", "--ops-listen", ""]).operations == nil)
+        #expect(Self.serveRefusal(["--db", "x", "--ops-listen", "70000"]) == "--ops-listen wants a port from 0 to 65535, not '70000'")
+        #expect(Self.serveRefusal(["--db", "x", "--ops-listen", "localhost"])
+                == "--ops-listen wants HOST:PORT, as in 127.0.0.1:9181 or [::1]:0, not 'localhost'")
+    }
+
     @Test func everyServeFlagSetsWhatItSays() throws {
         let options = try Self.serve([
             "--db", "library.sqlite", "--listen", "[::1]:0", "--demo", "--max-connections-per-peer", "3",

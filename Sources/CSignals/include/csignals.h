@@ -9,6 +9,10 @@
 /// for them, or -errno.
 int csignals_open_stop_descriptor(void);
 
+/// Blocks SIGUSR1 (lib-server's drain signal) as the above does the stop
+/// signals, and returns a signalfd for it, or -errno.
+int csignals_open_drain_descriptor(void);
+
 /// Reads every queued signal from the descriptor; returns how many.
 int csignals_drain(int descriptor);
 
