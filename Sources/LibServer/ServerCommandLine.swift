@@ -113,7 +113,7 @@ public enum ServerCommandLine {
         if PostgresLocation.isPostgres(options.database) {
             throw ServerUsageError("""
                 backup copies an SQLite database; back up PostgreSQL with pg_dump or pg_basebackup \
-                (docs/DEPLOY.md, Backup and restore), then after restoring run 'lib-server restore --db URI'
+                (DEPLOY.md in /usr/share/doc/lib-server, "Backup and restore"), then after restoring run 'lib-server restore --db URI'
                 """)
         }
         let report = try ServerBackup.run(options)

@@ -191,7 +191,7 @@ enum ServerFlags {
         summary: """
             Copies an SQLite database while lib-server serves it, as one consistent snapshot \
             (SQLite's online backup; writers go on meanwhile), into a new file of mode 0600. \
-            PostgreSQL is backed up with its own tools (docs/DEPLOY.md).
+            PostgreSQL is backed up with its own tools (DEPLOY.md in /usr/share/doc/lib-server).
             """,
         flags: [
             ServerFlag(name: "db", short: nil, value: "PATH", summary: "the SQLite database to copy",
@@ -222,7 +222,7 @@ enum ServerFlags {
             ServerFlag(name: "db", short: nil, value: "PATH|URI", summary: "the database, as for serving",
                        manual: """
                            The database, as for serving: an SQLite file, or PostgreSQL after restoring it with \
-                           pg_restore or from pg_basebackup (docs/DEPLOY.md). Required.
+                           pg_restore or from pg_basebackup (DEPLOY.md in /usr/share/doc/lib-server). Required.
                            """, isRequired: true) { options, value in options.database = value },
             ServerFlag(name: "from", short: nil, value: "FILE", summary: "an SQLite backup to copy into PATH first",
                        manual: """

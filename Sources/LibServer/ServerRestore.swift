@@ -20,7 +20,7 @@ enum ServerRestore {
             guard options.source == nil else {
                 throw ServerUsageError("""
                     --from copies an SQLite backup; restore PostgreSQL with pg_restore or from pg_basebackup \
-                    (docs/DEPLOY.md, Backup and restore), then run 'lib-server restore --db URI' without --from
+                    (DEPLOY.md in /usr/share/doc/lib-server, "Backup and restore"), then run 'lib-server restore --db URI' without --from
                     """)
             }
             return try newEpochOnPostgres(options.database)

@@ -88,7 +88,7 @@ import TestSupport
 
         let postgres = try Self.run("backup", "--db", "postgresql://lib@localhost/library", "--to", dir.file("b.sqlite"))
         #expect(postgres.status == 2, "\(postgres)")
-        #expect(postgres.stderr.hasPrefix("lib-server: backup copies an SQLite database; back up PostgreSQL with pg_dump or pg_basebackup (docs/DEPLOY.md, Backup and restore)"), "\(postgres)")
+        #expect(postgres.stderr.hasPrefix("lib-server: backup copies an SQLite database; back up PostgreSQL with pg_dump or pg_basebackup (DEPLOY.md in /usr/share/doc/lib-server, \"Backup and restore\")"), "\(postgres)")
 
         let existing = dir.file("existing.sqlite")
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: existing))
