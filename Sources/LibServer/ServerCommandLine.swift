@@ -47,7 +47,7 @@ public enum ServerCommandLine {
                                      bookSchema: options.bookSchema, sessionLifetime: options.sessionLifetime,
                                      changeRetention: options.changeRetention,
                                      batchLimits: WriteBatchLimits(maxItems: options.maxBatchWrites, maxBytes: options.limits.maxBodyBytes),
-                                     speaksV2: !options.v1Only, clock: options.faultControl ? .movable() : .system,
+                                     speaksV2: !options.v1Only, deviceGrant: options.deviceGrant, clock: options.faultControl ? .movable() : .system,
                                      connectionLimits: options.limits, log: log)
         let server = HTTPServer(limits: options.limits, handler: service.handle)
         let boundPort = try server.bind(host: host, port: port)
