@@ -163,11 +163,11 @@ extension LibraryService {
 
     static let deviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
 
-    /// The request's fields: a form (as RFC 8628 sends them) or a JSON
-    /// object of strings; none without a body.
+    /// The request's fields: a form (as RFC 8628 sends them; also a body
+    /// without a Content-Type) or a JSON object of strings; none without a body.
     private func oauthFields(_ request: HTTPRequest) throws -> [String: String] {
         if request.body.isEmpty { return [:] }
-        if FormBody.isForm(request) {
+        if FormBody.isForm(request) || request.headers["Content-Type"] == nil {
             guard let fields = FormBody.fields(request.body) else {
                 throw ProblemError(.badRequest("The body is not valid \(FormBody.mediaType)"))
             }
