@@ -63,7 +63,7 @@ enum Login: Verb {
             --restore or --no-restore (the default is to leave them aside).
             """,
         arguments: [serverURL], options: [user, alias, passwordStdin, tokenStdin, device, restore, noRestore, headless],
-        exclusiveGroups: [[passwordStdin.name, tokenStdin.name, device.name], [user.name, device.name], [restore.name, noRestore.name]],
+        exclusiveGroups: [[passwordStdin.name, tokenStdin.name, device.name], [restore.name, noRestore.name]],
         examples: [
             .init("lib login https://library.example.org --user alice", "Sign in; the password is asked for."),
             .init("lib login http://127.0.0.1:8080 --user alice --password-stdin <pw.txt",
@@ -99,6 +99,9 @@ enum Login: Verb {
             : parsed.isSet(Login.passwordStdin) ? .passwordFromStdin : .prompt
         let restore: Bool? = parsed.isSet(Login.restore) ? true : parsed.isSet(Login.noRestore) ? false : nil
         if let alias = parsed.text(Login.alias) { try Switch.checkAlias(alias, command: name) }
+        if source == .deviceCode && parsed.text(Login.user) != nil {
+            throw UsageError("--device signs in as whoever approves the code: leave out --user", command: name)
+        }
         return Options(server: server, user: parsed.text(Login.user), secretSource: source, restore: restore,
                        headless: parsed.isSet(Login.headless), alias: parsed.text(Login.alias))
     }
