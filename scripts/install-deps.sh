@@ -30,6 +30,7 @@ packages=(
   wrk                             # make bench-server: lib-server against nginx serving the same JSON
   python3-jsonschema bsdutils less  # --json checked against docs/json/; script(1) and a pager for TTY tests
   python3-venv                    # schemathesis's own environment (below)
+  chromium                        # device sign-in: the verification page in a real headless browser
 )
 
 missing=()

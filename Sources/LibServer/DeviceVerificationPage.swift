@@ -55,7 +55,9 @@ enum DeviceVerificationPage {
             ("Content-Type", "text/html; charset=utf-8"),
             ("Content-Security-Policy", "default-src 'none'; style-src 'nonce-\(nonce)'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
             ("X-Frame-Options", "DENY"),
-            ("Referrer-Policy", "no-referrer"),
+            // Not no-referrer: under it browsers send `Origin: null` with the
+            // form's POST, which the same-origin check must refuse.
+            ("Referrer-Policy", "same-origin"),
             ("X-Content-Type-Options", "nosniff"),
             ("Cache-Control", "no-store"),
         ])
