@@ -27,7 +27,7 @@ _lib_complete_value() {
         accounts) mapfile -t values < <(command lib __complete accounts 2>/dev/null) ;;
         paths|resources|conflicts|pushed) mapfile -t values < <(command lib "${account[@]}" __complete "$kind" "${word#"$lead"}" 2>/dev/null) ;;
         fields) mapfile -t values < <(command lib "${account[@]}" __complete fields "${word#"$lead"}" 2>/dev/null) ;;
-        commands) values=(login logout switch rule get edit new push pull search export import status diff discard restore log revert resolve doctor completion help) ;;
+        commands) values=(login logout switch rule device get edit new push pull search export import status diff discard restore log revert resolve doctor completion help) ;;
         words:*) read -ra values <<<"${kind#words:}" ;;
         *) COMPREPLY=(); return ;;
     esac
@@ -70,6 +70,7 @@ _lib_option_kind() {
         switch:--alias) _lib_kind='none' ;;
         switch:-A|switch:--account) _lib_kind='accounts' ;;
         rule:-A|rule:--account) _lib_kind='accounts' ;;
+        device:-A|device:--account) _lib_kind='accounts' ;;
         get:--timeout) _lib_kind='none' ;;
         get:-A|get:--account) _lib_kind='accounts' ;;
         edit:-A|edit:--account) _lib_kind='accounts' ;;
@@ -120,6 +121,12 @@ _lib_argument_kind() {
             case $2 in
                 0) _lib_kind='none' ;;
                 1) _lib_kind='accounts' ;;
+                *) return 1 ;;
+            esac ;;
+        device)
+            case $2 in
+                0) _lib_kind='words:approve' ;;
+                1) _lib_kind='none' ;;
                 *) return 1 ;;
             esac ;;
         get)
@@ -191,10 +198,11 @@ _lib_argument_kind() {
 # Sets _lib_options to the options of command $1.
 _lib_options_of() {
     case $1 in
-        login) _lib_options=(--user --alias --password-stdin --token-stdin --restore --no-restore --headless -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        login) _lib_options=(--user --alias --password-stdin --token-stdin --device --restore --no-restore --headless -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         logout) _lib_options=(--discard --yes -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         switch) _lib_options=(--alias -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         rule) _lib_options=(--remove -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
+        device) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         get) _lib_options=(--offline --fresh --timeout -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         edit) _lib_options=(--create --delete --push -h --help -A --account --json -q --quiet -v --verbose --no-color) ;;
         new) _lib_options=(-h --help -A --account --json -q --quiet -v --verbose --no-color) ;;

@@ -103,7 +103,7 @@ end
 # Succeeds when option $argv[2] of command $argv[1] takes a separate value.
 function __lib_takes_value
     switch "$argv[1] $argv[2]"
-        case 'login --user' 'login --alias' 'login -A' 'login --account' 'logout -A' 'logout --account' 'switch --alias' 'switch -A' 'switch --account' 'rule -A' 'rule --account' 'get --timeout' 'get -A' 'get --account' 'edit -A' 'edit --account' 'new -A' 'new --account' 'push --wait' 'push -A' 'push --account' 'pull -A' 'pull --account' 'search --sort' 'search --limit' 'search -A' 'search --account' 'export -o' 'export --output' 'export -A' 'export --account' 'import -A' 'import --account' 'status -A' 'status --account' 'diff -A' 'diff --account' 'discard -A' 'discard --account' 'restore -A' 'restore --account' 'log -n' 'log --max-count' 'log -A' 'log --account' 'revert -A' 'revert --account' 'resolve -A' 'resolve --account' 'doctor -A' 'doctor --account' 'completion -A' 'completion --account' 'help -A' 'help --account'
+        case 'login --user' 'login --alias' 'login -A' 'login --account' 'logout -A' 'logout --account' 'switch --alias' 'switch -A' 'switch --account' 'rule -A' 'rule --account' 'device -A' 'device --account' 'get --timeout' 'get -A' 'get --account' 'edit -A' 'edit --account' 'new -A' 'new --account' 'push --wait' 'push -A' 'push --account' 'pull -A' 'pull --account' 'search --sort' 'search --limit' 'search -A' 'search --account' 'export -o' 'export --output' 'export -A' 'export --account' 'import -A' 'import --account' 'status -A' 'status --account' 'diff -A' 'diff --account' 'discard -A' 'discard --account' 'restore -A' 'restore --account' 'log -n' 'log --max-count' 'log -A' 'log --account' 'revert -A' 'revert --account' 'resolve -A' 'resolve --account' 'doctor -A' 'doctor --account' 'completion -A' 'completion --account' 'help -A' 'help --account'
             return 0
     end
     return 1
@@ -123,6 +123,7 @@ complete -c lib -n 'not __lib_command' -a login -d 'Sign in to a server; keep th
 complete -c lib -n 'not __lib_command' -a logout -d 'Sign out; set unsent writes aside'
 complete -c lib -n 'not __lib_command' -a switch -d 'Choose the current account, or list accounts'
 complete -c lib -n 'not __lib_command' -a rule -d 'Choose the account by the directory you work in'
+complete -c lib -n 'not __lib_command' -a device -d 'Approve another device\'s sign-in (lib login --device)'
 complete -c lib -n 'not __lib_command' -a get -d 'Print a resource, fresh or from the cache'
 complete -c lib -n 'not __lib_command' -a edit -d 'Change a resource; the change waits in the outbox'
 complete -c lib -n 'not __lib_command' -a new -d 'Make a new document, with an id made here'
@@ -145,8 +146,9 @@ complete -c lib -n 'not __lib_command' -a help -d 'Show help for lib or for a co
 # lib login
 complete -c lib -n '__lib_using login' -l user -x -d 'Sign in as NAME (asked on a terminal if missing)'
 complete -c lib -n '__lib_using login' -l alias -x -d 'Give the account a short name for the prompt and -A'
-complete -c lib -n '__lib_using login; and not __fish_seen_argument -l token-stdin' -l password-stdin -d 'Read the password from standard input'
-complete -c lib -n '__lib_using login; and not __fish_seen_argument -l password-stdin' -l token-stdin -d 'Read an existing token from standard input'
+complete -c lib -n '__lib_using login; and not __fish_seen_argument -l token-stdin; and not __fish_seen_argument -l device' -l password-stdin -d 'Read the password from standard input'
+complete -c lib -n '__lib_using login; and not __fish_seen_argument -l password-stdin; and not __fish_seen_argument -l device' -l token-stdin -d 'Read an existing token from standard input'
+complete -c lib -n '__lib_using login; and not __fish_seen_argument -l password-stdin; and not __fish_seen_argument -l token-stdin' -l device -d 'Sign in by approving a code elsewhere (no password typed here)'
 complete -c lib -n '__lib_using login; and not __fish_seen_argument -l no-restore' -l restore -d 'Restore writes set aside at the last logout'
 complete -c lib -n '__lib_using login; and not __fish_seen_argument -l restore' -l no-restore -d 'Do not restore writes set aside at the last logout'
 complete -c lib -n '__lib_using login' -l headless -d 'Also keep the token in the kernel\'s persistent keyring, for cron'
@@ -187,6 +189,15 @@ complete -c lib -n '__lib_using rule' -s q -l quiet -d 'Print nothing but proble
 complete -c lib -n '__lib_using rule' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using rule' -l no-color -d 'Never colour the output'
 complete -c lib -n '__lib_at_argument rule 2' -a '(lib __complete accounts 2>/dev/null)' -d 'The account, or a server\'s URL (the account signed in there)'
+
+# lib device
+complete -c lib -n '__lib_using device' -s h -l help -d 'Show help and exit'
+complete -c lib -n '__lib_using device' -s A -l account -x -a '(lib __complete accounts 2>/dev/null)' -d 'Act as ACCOUNT (user@host[:port] or a unique prefix)'
+complete -c lib -n '__lib_using device' -l json -d 'Print one JSON document instead of text'
+complete -c lib -n '__lib_using device' -s q -l quiet -d 'Print nothing but problems that need you'
+complete -c lib -n '__lib_using device' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
+complete -c lib -n '__lib_using device' -l no-color -d 'Never colour the output'
+complete -c lib -n '__lib_at_argument device 1' -a 'approve' -d 'What to do: approve'
 
 # lib get
 complete -c lib -n '__lib_using get; and not __fish_seen_argument -l fresh' -l offline -d 'Print the cached copy; never touch the network'
@@ -381,4 +392,4 @@ complete -c lib -n '__lib_using help' -l json -d 'Print one JSON document instea
 complete -c lib -n '__lib_using help' -s q -l quiet -d 'Print nothing but problems that need you'
 complete -c lib -n '__lib_using help' -s v -l verbose -d 'Trace each request on standard error (-vv: libcurl\'s too)'
 complete -c lib -n '__lib_using help' -l no-color -d 'Never colour the output'
-complete -c lib -n '__lib_at_argument help 1' -a 'login logout switch rule get edit new push pull search export import status diff discard restore log revert resolve doctor completion help' -d 'The command to explain'
+complete -c lib -n '__lib_at_argument help 1' -a 'login logout switch rule device get edit new push pull search export import status diff discard restore log revert resolve doctor completion help' -d 'The command to explain'

@@ -31,6 +31,7 @@ packages=(
   prometheus                      # promtool check metrics: lib-server's /metrics (OperationsListenerTests)
   python3-jsonschema bsdutils less  # --json checked against docs/json/; script(1) and a pager for TTY tests
   python3-venv                    # schemathesis's own environment (below)
+  chromium                        # device sign-in: the verification page in a real headless browser
 )
 
 missing=()

@@ -6,7 +6,7 @@ import LibCLI
 enum LibCommandList {
     /// In the order help lists them; LibCLI's built-in commands follow.
     static let verbs: [any Verb.Type] = [
-        Login.self, Logout.self, Switch.self, Rule.self,
+        Login.self, Logout.self, Switch.self, Rule.self, Device.self,
         Get.self, Edit.self, New.self, Push.self, Pull.self, Search.self, Export.self, Import.self,
         Status.self, Diff.self, Discard.self, Restore.self, Log.self, Revert.self, Resolve.self, Doctor.self,
     ]

@@ -22,6 +22,8 @@ public final class LibraryService: Sendable {
     /// Without --verbose, no per-request line is even formatted.
     let logsRequests: Bool
     let loginThrottle: LoginThrottle
+    /// Device sign-in's budgets; nil with `--no-device-grant`.
+    let deviceSignIn: DeviceSignIn?
     /// The time every record is dated with.
     let clock: ServerClock
     /// How long a token works after its last use, in seconds.
@@ -48,11 +50,12 @@ public final class LibraryService: Sendable {
     public init(store: ServerStore, faults: [FaultRule] = [], allowsFaultControl: Bool = false,
                 bookSchema: BookSchema = BuiltInBookSchema.schema, sessionLifetime: TimeInterval = defaultSessionLifetime,
                 changeRetention: TimeInterval = defaultChangeRetention, batchLimits: WriteBatchLimits = WriteBatchLimits(),
-                massChangeGuard: MassChangeGuard? = .standard, speaksV2: Bool = true, clock: ServerClock = .system,
+                massChangeGuard: MassChangeGuard? = .standard, speaksV2: Bool = true, deviceGrant: Bool = true, clock: ServerClock = .system,
                 connectionLimits: HTTPServerLimits = HTTPServerLimits(),
                 countsRequests: Bool = false, log: (@Sendable (String) -> Void)? = nil) {
         self.clock = clock
         loginThrottle = LoginThrottle(now: clock.now)
+        deviceSignIn = deviceGrant ? DeviceSignIn(clock: clock) : nil
         self.sessionLifetime = sessionLifetime
         self.batchLimits = batchLimits
         self.massChangeGuard = massChangeGuard
@@ -64,7 +67,8 @@ public final class LibraryService: Sendable {
                                       newest: { try store.read { try ChangeLog.state(in: $0).newest } })
         self.faults = FaultInjector(faults, log: log ?? { _ in })
         let protocolRoutes = speaksV2 ? Self.protocolRoutes : Self.protocolRoutes.filter { !$0.isV2 }
-        routes = RouteTable(routes: protocolRoutes + (allowsFaultControl ? Self.faultControlRoutes : []))
+        routes = RouteTable(routes: protocolRoutes + (deviceGrant ? Self.deviceGrantRoutes : [])
+                                + (allowsFaultControl ? Self.faultControlRoutes : []))
         requestMetrics = countsRequests ? RequestMetrics(routes: routes) : nil
         self.log = log ?? { _ in }
         failureLog = log ?? { line in FileHandle.standardError.write(Data("lib-server: \(line)\n".utf8)) }

@@ -34,6 +34,8 @@ struct ServeOptions {
     }
     /// `--legacy-protocol`: no protocol-v2 routes.
     var v1Only = false
+    /// `--no-device-grant`: no device sign-in (RFC 8628).
+    var deviceGrant = true
     var verbose = false
 
     /// `--listen HOST:PORT`; an IPv6 host in brackets.

@@ -51,7 +51,8 @@ public enum ServerCommandLine {
                                      bookSchema: options.bookSchema, sessionLifetime: options.sessionLifetime,
                                      changeRetention: options.changeRetention,
                                      batchLimits: WriteBatchLimits(maxItems: options.maxBatchWrites, maxBytes: options.limits.maxBodyBytes),
-                                     massChangeGuard: options.massChangeGuard, speaksV2: !options.v1Only, clock: options.faultControl ? .movable() : .system,
+                                     massChangeGuard: options.massChangeGuard, speaksV2: !options.v1Only, deviceGrant: options.deviceGrant,
+                                     clock: options.faultControl ? .movable() : .system,
                                      connectionLimits: options.limits, countsRequests: options.operations != nil, log: log)
         let server = HTTPServer(limits: options.limits, handler: service.handle)
         let boundPort = try server.bind(host: host, port: port)

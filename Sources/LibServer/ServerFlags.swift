@@ -155,6 +155,16 @@ enum ServerFlags {
                            For tests and benchmarks: serves protocol v1 only (no /v2 routes: GET /v2/capabilities \
                            is 404), as a server from before protocol v2 does.
                            """) { options, _ in options.v1Only = true },
+            ServerFlag(name: "no-device-grant", short: nil, value: nil,
+                       summary: "turns device sign-in (RFC 8628, lib login --device) off",
+                       manual: """
+                           Turns device sign-in off: POST /v1/device/code, /v1/device/token and /v1/device/approve \
+                           and the page at /device answer 404, and lib login --device says the server does not \
+                           offer it. Device sign-in lets a device without a keyboard (or one its user should not \
+                           type a password on) sign in when a signed-in user approves the code it shows, at /device \
+                           or with lib device approve CODE; codes last 15 minutes, and wrong codes are limited to \
+                           10 a minute from one address and 100 a minute in all.
+                           """) { options, _ in options.deviceGrant = false },
             ServerFlag(name: "verbose", short: "v", value: nil,
                        summary: "logs every request on standard error",
                        manual: "Logs every request on standard error.") { options, _ in options.verbose = true },

@@ -90,6 +90,21 @@ enum ServerSchema {
         ServerMigration("007-change-device", sql: """
             ALTER TABLE changes ADD COLUMN device TEXT;
             """),
+        // Device sign-in (RFC 8628, DeviceGrants): a code pair waiting to be
+        // approved; only the device code's SHA-256 is kept, as for tokens.
+        ServerMigration("008-device-grants", sql: """
+            CREATE TABLE device_grants (
+                device_code_hash TEXT PRIMARY KEY NOT NULL,
+                user_code TEXT NOT NULL UNIQUE,
+                state TEXT NOT NULL CHECK (state IN ('pending', 'approved', 'denied', 'used')),
+                user_id TEXT REFERENCES users(id),
+                created_at REAL NOT NULL,
+                expires_at REAL NOT NULL,
+                poll_interval REAL NOT NULL,
+                polled_at REAL
+            );
+            CREATE INDEX device_grants_by_expiry ON device_grants (expires_at);
+            """),
     ]
 
     /// PostgreSQL's: the tables in the shape the SQLite migrations had
@@ -160,6 +175,20 @@ enum ServerSchema {
         // As SQLite's 007-change-device.
         ServerMigration("004-change-device", sql: """
             ALTER TABLE changes ADD COLUMN device TEXT;
+            """),
+        // As SQLite's 008-device-grants.
+        ServerMigration("005-device-grants", sql: """
+            CREATE TABLE device_grants (
+                device_code_hash TEXT PRIMARY KEY,
+                user_code TEXT NOT NULL UNIQUE,
+                state TEXT NOT NULL CHECK (state IN ('pending', 'approved', 'denied', 'used')),
+                user_id TEXT REFERENCES users(id),
+                created_at DOUBLE PRECISION NOT NULL,
+                expires_at DOUBLE PRECISION NOT NULL,
+                poll_interval DOUBLE PRECISION NOT NULL,
+                polled_at DOUBLE PRECISION
+            );
+            CREATE INDEX device_grants_by_expiry ON device_grants (expires_at);
             """),
     ]
 }

@@ -17,16 +17,22 @@ extension LibraryService {
             return Problem(status: 429, detail: "Too many failed sign-ins; try again in \(seconds) s",
                            headers: [("Retry-After", RetryAfter(seconds: seconds).headerValue)]).response
         }
-        let found = try store.read { try UserDirectory.credentials(for: username, in: $0) }
-        passwordChecks.wait()
-        let valid = Crypto.verifyPassword(password, hash: found?.1 ?? Self.decoyHash)
-        passwordChecks.signal()
-        guard let user = found?.0, valid else {
+        guard let user = try checkPassword(username: username, password: password) else {
             return Problem.unauthorized("Wrong user name or password").response
         }
         loginThrottle.recordSuccess(username: username, peer: request.peerAddress)
         let token = try store.write { try UserDirectory.startSession(for: user, at: clock.now(), in: $0) }
         return .json(201, ["token": .string(token), "account": user.json])
+    }
+
+    /// The user when the password is theirs, nil for a wrong name or
+    /// password (the caller has let `loginThrottle` admit the attempt).
+    func checkPassword(username: String, password: String) throws -> User? {
+        let found = try store.read { try UserDirectory.credentials(for: username, in: $0) }
+        passwordChecks.wait()
+        let valid = Crypto.verifyPassword(password, hash: found?.1 ?? Self.decoyHash)
+        passwordChecks.signal()
+        return valid ? found?.0 : nil
     }
 
     /// `DELETE /v1/sessions/current`: the token stops working at once.

@@ -15,8 +15,9 @@ private func lib(_ arguments: [String], home: String = "/nonexistent-lib-home") 
     #expect(result.stdout.isEmpty)
     #expect(result.stderr == """
         Usage: lib [-A ACCOUNT] [--json] [-q] [-v] [--no-color] COMMAND ...
-        Commands: login logout switch rule get edit new push pull search export import
-                  status diff discard restore log revert resolve doctor completion help
+        Commands: login logout switch rule device get edit new push pull search export
+                  import status diff discard restore log revert resolve doctor
+                  completion help
         Run 'lib --help' for more.
 
         """, "\(result)")

@@ -50,10 +50,11 @@ private func everyHelpText() -> [(name: String, text: String)] {
     // --delete shown as the exclusive pair they are, and push's --strict
     // (protocol v2's whole-version rule, asked for by issue 34).
     let expected = [
-        "lib login [SERVER_URL] [--user NAME] [--alias NAME] [--password-stdin | --token-stdin] [--restore | --no-restore] [--headless]",
+        "lib login [SERVER_URL] [--user NAME] [--alias NAME] [--password-stdin | --token-stdin | --device] [--restore | --no-restore] [--headless]",
         "lib logout [ACCOUNT] [--discard] [--yes]",
         "lib switch [ACCOUNT] [--alias NAME]",
         "lib rule [DIR] [ACCOUNT] [--remove]",
+        "lib device approve CODE",
         "lib get PATH [--offline | --fresh] [--timeout DURATION]",
         "lib edit PATH [FIELD=STRING | FIELD:=JSON ...] [--create | --delete] [--push]",
         "lib new COLLECTION [FIELD=STRING | FIELD:=JSON ...]",

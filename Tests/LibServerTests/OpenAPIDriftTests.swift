@@ -68,6 +68,11 @@ import TestSupport
             let auth = session.map { [("Authorization", "Bearer \($0.token)")] } ?? []
             return try demo.client().request(method, target, headers: auth + headers, body: body)
         }
+        let form = ("Content-Type", "application/x-www-form-urlencoded")
+        func deviceCodes() throws -> (device: String, user: String) {
+            let json = try send("POST", "/v1/device/code", [form], body: "client_id=lib").json
+            return (json?["device_code"]?.stringValue ?? "", json?["user_code"]?.stringValue ?? "")
+        }
         let key = UUID().uuidString
         let probes: [(operation: String, status: Int, answer: () throws -> HTTPTestResponse)] = [
             ("POST /v1/sessions", 201, { try send("POST", "/v1/sessions", [json], body: #"{"username":"bob","password":"bob-demo"}"#) }),
@@ -136,6 +141,30 @@ import TestSupport
             }),
             ("DELETE /v1/books/{id}", 404, { try send("DELETE", "/v1/books/b-999", as: alice, [("If-Match", "*"), ("Idempotency-Key", UUID().uuidString)]) }),
             ("DELETE /v1/books/{id}", 204, { try send("DELETE", "/v1/books/b-3", as: alice, [("If-Match", "*"), ("Idempotency-Key", UUID().uuidString)]) }),
+            ("POST /v1/device/code", 200, { try send("POST", "/v1/device/code", [form], body: "client_id=lib") }),
+            ("POST /v1/device/code", 415, { try send("POST", "/v1/device/code", [("Content-Type", "text/plain")], body: "x") }),
+            ("POST /v1/device/token", 400, { try send("POST", "/v1/device/token", [form], body: "device_code=lbd_unknown") }),
+            ("POST /v1/device/token", 200, {
+                let code = try deviceCodes()
+                _ = try send("POST", "/v1/device/approve", as: alice, [json], body: #"{"user_code":"\#(code.user)"}"#)
+                return try send("POST", "/v1/device/token", [form], body: "device_code=\(code.device)")
+            }),
+            ("POST /v1/device/approve", 200, { try send("POST", "/v1/device/approve", as: alice, [json], body: #"{"user_code":"\#(try deviceCodes().user)"}"#) }),
+            ("POST /v1/device/approve", 401, { try send("POST", "/v1/device/approve", [json], body: #"{"user_code":"BCDF-GHJK"}"#) }),
+            ("POST /v1/device/approve", 404, { try send("POST", "/v1/device/approve", as: alice, [json], body: #"{"user_code":"BCDF-GHJK"}"#) }),
+            ("POST /v1/device/approve", 409, {
+                let code = try deviceCodes().user
+                _ = try send("POST", "/v1/device/approve", as: alice, [json], body: #"{"user_code":"\#(code)"}"#)
+                return try send("POST", "/v1/device/approve", as: alice, [json], body: #"{"user_code":"\#(code)"}"#)
+            }),
+            ("GET /device", 200, { try send("GET", "/device?code=BCDF-GHJK") }),
+            ("POST /device", 200, { try send("POST", "/device", [form], body: "user_code=\(try deviceCodes().user)&action=deny") }),
+            ("POST /device", 400, { try send("POST", "/device", [form], body: "user_code=BCDF-GHJK&action=deny") }),
+            ("POST /device", 401, {
+                try send("POST", "/device", [form], body: "user_code=\(try deviceCodes().user)&username=bob&password=no&action=approve")
+            }),
+            ("POST /device", 403, { try send("POST", "/device", [form, ("Origin", "https://elsewhere.example")], body: "user_code=x") }),
+            ("POST /device", 415, { try send("POST", "/device", [json], body: "{}") }),
         ]
         for probe in probes {
             let parts = probe.operation.split(separator: " ").map(String.init)

@@ -33,13 +33,13 @@ import TestSupport
 
         let server = try ServerProcess(database: location, demo: false)
         // Only the change feed's migration (issue 27), the sessions' use
-        // (issue 47) and the changes' device (issue 49) are new; the old ones neither ran nor were recorded again.
+        // (issue 47), the changes' device (issue 49) and the device grants (issue 50) are new; the old ones neither ran nor were recorded again.
         let upgraded = try TestDatabase.query(location, migrations)
         let beforeLines = before.split(separator: "\n"), upgradedLines = upgraded.split(separator: "\n")
         #expect(Array(upgradedLines.prefix(beforeLines.count)) == beforeLines, "a migration ran again, or was recorded again")
         #expect(upgradedLines.dropFirst(beforeLines.count).map { $0.split(separator: "|")[0] }
-                == (TestDatabase.isPostgres ? ["002-change-feed", "003-session-use", "004-change-device"]
-                    : ["005-change-feed", "006-session-use", "007-change-device"]))
+                == (TestDatabase.isPostgres ? ["002-change-feed", "003-session-use", "004-change-device", "005-device-grants"]
+                    : ["005-change-feed", "006-session-use", "007-change-device", "008-device-grants"]))
         let client = try HTTPTestClient(port: server.port)
         func signIn(_ user: String, _ password: String) throws -> String {
             let answer = try client.request("POST", "/v1/sessions", headers: [("Content-Type", "application/json")],

@@ -19,6 +19,14 @@ enum Login: Verb {
     static let tokenStdin = OptionSpec.flag(
         "token-stdin", "Read an existing token from standard input",
         details: "The token is checked with the server before it is stored.")
+    static let device = OptionSpec.flag(
+        "device", "Sign in by approving a code elsewhere (no password typed here)",
+        details: """
+            Shows a code and a page's address; open the page anywhere and \
+            approve the code with your password, or run lib device approve \
+            CODE where lib is signed in. lib waits for the approval (15 \
+            minutes at most; Ctrl-C stops it, leaving nothing behind).
+            """)
     static let alias = OptionSpec.option(
         "alias", value: "NAME", .text, "Give the account a short name for the prompt and -A",
         details: "As lib switch ACCOUNT --alias NAME does. A later login keeps it.")
@@ -38,7 +46,8 @@ enum Login: Verb {
         name: name, summary: "Sign in to a server; keep the token in the keyring",
         discussion: """
             Exchanges a password for a token (or stores a token given with \
-            --token-stdin), then asks the server who you are. The account is \
+            --token-stdin, or waits for a code shown with --device to be \
+            approved elsewhere), then asks the server who you are. The account is \
             named user@host[:port] and becomes the current account.
 
             The token is kept in the Secret Service keyring, never on disk, \
@@ -53,17 +62,19 @@ enum Login: Verb {
             restored: login asks on a terminal, and otherwise follows \
             --restore or --no-restore (the default is to leave them aside).
             """,
-        arguments: [serverURL], options: [user, alias, passwordStdin, tokenStdin, restore, noRestore, headless],
-        exclusiveGroups: [[passwordStdin.name, tokenStdin.name], [restore.name, noRestore.name]],
+        arguments: [serverURL], options: [user, alias, passwordStdin, tokenStdin, device, restore, noRestore, headless],
+        exclusiveGroups: [[passwordStdin.name, tokenStdin.name, device.name], [restore.name, noRestore.name]],
         examples: [
             .init("lib login https://library.example.org --user alice", "Sign in; the password is asked for."),
             .init("lib login http://127.0.0.1:8080 --user alice --password-stdin <pw.txt",
                   "Sign in with a password read from a file."),
+            .init("lib login https://library.example.org --device",
+                  "Sign in a headless box: approve the code it shows at the page, or with `lib device approve CODE`."),
             .init("lib login https://library.example.org --user alice --headless",
                   "Sign in so that `lib push --wait 60` in a crontab works after you log out."),
         ],
         exitStatuses: .usual(success: "Signed in.", also: [
-            .init(.authentication, "Wrong password or token, or no usable keyring."),
+            .init(.authentication, "Wrong password or token, a device sign-in denied or expired, or no usable keyring."),
             .init(.temporaryFailure),
         ]))
 
@@ -76,7 +87,7 @@ enum Login: Verb {
         var headless = false
         var alias: String?
 
-        enum SecretSource { case passwordFromStdin, tokenFromStdin, prompt }
+        enum SecretSource { case passwordFromStdin, tokenFromStdin, prompt, deviceCode }
     }
 
     static func options(_ parsed: ParsedCommand) throws -> Options {
@@ -84,10 +95,13 @@ enum Login: Verb {
         if let text = parsed.argument(Login.serverURL) {
             do { server = try ServerOrigin(parsing: text) } catch { throw UsageError(error.description, command: "login") }
         }
-        let source: Options.SecretSource = parsed.isSet(Login.tokenStdin) ? .tokenFromStdin
+        let source: Options.SecretSource = parsed.isSet(Login.device) ? .deviceCode : parsed.isSet(Login.tokenStdin) ? .tokenFromStdin
             : parsed.isSet(Login.passwordStdin) ? .passwordFromStdin : .prompt
         let restore: Bool? = parsed.isSet(Login.restore) ? true : parsed.isSet(Login.noRestore) ? false : nil
         if let alias = parsed.text(Login.alias) { try Switch.checkAlias(alias, command: name) }
+        if source == .deviceCode && parsed.text(Login.user) != nil {
+            throw UsageError("--device signs in as whoever approves the code: leave out --user", command: name)
+        }
         return Options(server: server, user: parsed.text(Login.user), secretSource: source, restore: restore,
                        headless: parsed.isSet(Login.headless), alias: parsed.text(Login.alias))
     }
@@ -237,9 +251,16 @@ enum Login: Verb {
         return alias
     }
 
-    /// Exchanges the password for a token, or reads the token given.
+    /// Exchanges the password for a token, reads the token given, or
+    /// waits for a device code to be approved.
     private static func obtainToken(_ options: Options, server: ServerOrigin, _ context: CommandContext) throws -> String {
         switch options.secretSource {
+        case .deviceCode:
+            do {
+                return try DeviceLogin.waitForToken(server: server, context)
+            } catch let failure as RequestFailure {
+                throw explain(failure, server: server, context)
+            }
         case .tokenFromStdin:
             let token = readSecret(context)
             guard !token.isEmpty else { throw UsageError("--token-stdin: standard input was empty", command: "login") }
@@ -322,7 +343,7 @@ enum Login: Verb {
         return try workspace.setAside.restore(into: store, identityKey: workspace.identityKey)
     }
 
-    private static func explain(_ failure: RequestFailure, server: ServerOrigin, _ context: CommandContext) -> CommandFailure {
+    static func explain(_ failure: RequestFailure, server: ServerOrigin, _ context: CommandContext) -> CommandFailure {
         switch failure {
         case .transport(let failure):
             let explanation = context.diagnose(failure, account: nil, pendingWrites: 0)
