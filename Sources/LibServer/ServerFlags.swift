@@ -156,7 +156,7 @@ enum ServerFlags {
                            is 404), as a server from before protocol v2 does.
                            """) { options, _ in options.v1Only = true },
             ServerFlag(name: "no-device-grant", short: nil, value: nil,
-                       summary: "turns device sign-in (RFC 8628, lib login --device) off",
+                       summary: "turns device sign-in (RFC 8628) off",
                        manual: """
                            Turns device sign-in off: POST /v1/device/code, /v1/device/token and /v1/device/approve \
                            and the page at /device answer 404, and lib login --device says the server does not \
