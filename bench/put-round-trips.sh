@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The round trips one v1 PUT costs lib-server on PostgreSQL: the statements
-# PostgreSQL logs for it (log_statement = all), one per line. docs/ARCHITECTURE.md
-# records the count, so that the next change to the write path is measured against it.
+# PostgreSQL logs for it (log_statement = all), one per line, and the round
+# trips they went in (lib-server's sends to PostgreSQL, seen by strace: the
+# statements of one round trip go in one send, libpq's pipeline mode).
+# docs/ARCHITECTURE.md records the count, so that the next change to the write
+# path is measured against it. WriteRoundTripTests asserts it in `make test-postgres`.
 #
 # usage: scripts/with-postgres.sh bench/put-round-trips.sh [BIN_DIR]   (default .build/debug)
 set -euo pipefail
@@ -20,11 +23,20 @@ token=$(curl -s -H 'Content-Type: application/json' -d '{"username":"alice","pas
 etag=$(curl -s -D - -o /dev/null -H "Authorization: Bearer $token" "$base/v1/books/b-7" | tr -d '\r' | awk -F': ' 'tolower($1) == "etag" { print $2 }')
 log=$(psql "$LIB_TEST_POSTGRES" -Atc "SELECT setting FROM pg_settings WHERE name = 'data_directory'")/../server.log
 before=$(wc -l < "$log")
+sends=$(mktemp)
+strace -f -qq -e trace=sendto -s 4 -p "$server" -o "$sends" &
+tracer=$!
+sleep 0.5
 status=$(curl -s -o /dev/null -w '%{http_code}' -X PUT -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
   -H "If-Match: $etag" -H 'Idempotency-Key: round-trips-1' \
   -d '{"id":"b-7","title":"Dune","author":"Frank Herbert","year":1965,"copies":3}' "$base/v1/books/b-7")
 [ "$status" = 200 ] || { echo "the PUT answered $status" >&2; exit 1; }
 sleep 0.3
+kill "$tracer"; wait "$tracer" 2>/dev/null || true
+# Every message to PostgreSQL starts with its type: P (parse), Q (query); answers to HTTP clients with "HTTP".
+trips=$(grep -cE 'sendto\([0-9]+, "(P|Q)\\0' "$sends" || true)
+rm -f "$sends"
 statements=$(tail -n "+$((before + 1))" "$log" | grep -E 'LOG:  (statement|execute)' | sed -E 's/.*LOG:  (statement: |execute [^:]*: )//' | cut -c1-110)
 echo "$statements"
-echo "round trips for one PUT: $(echo "$statements" | wc -l)"
+echo "statements for one PUT: $(echo "$statements" | wc -l)"
+echo "round trips for one PUT: $trips"

@@ -168,6 +168,7 @@ mixed() {
   ra=$(rate <"$out_a"); rb=$(rate <"$out_b")
   fa=$(failures <"$out_a"); fb=$(failures <"$out_b")
   echo "mixed 90% GET / 10% PUT, two servers on $label: $((ra + rb)) req/s ($ra + $rb), non-2xx: $(( ${fa:-0} + ${fb:-0} ))"
+  echo $((ra + rb)) >"$work/mixed-$label.rate"
 }
 
 if runs mixed; then
@@ -184,6 +185,11 @@ if runs mixed && [ -x /usr/lib/postgresql/15/bin/initdb ]; then
     mixed postgresql \"\${LIB_TEST_POSTGRES%/*}/bench\"
     stop_servers
   "
+  # DESIGN's budget: PostgreSQL's mixed rate at least half of SQLite's (issue 50).
+  sqlite_rate=$(cat "$work/mixed-sqlite.rate"); postgres_rate=$(cat "$work/mixed-postgresql.rate")
+  if ! python3 -c "import sys; r = $postgres_rate / max(1, $sqlite_rate); print(f'mixed PostgreSQL / SQLite: {r:.2f} (budget >= 0.5)'); sys.exit(0 if r >= 0.5 else 1)"; then
+    budget_misses+=("mixed 90/10 on PostgreSQL: $postgres_rate / $sqlite_rate req/s, budget >= 0.5 x SQLite")
+  fi
 fi
 # 4. Metrics on against metrics off: the same GETs, alternating pairs.
 if runs metrics; then

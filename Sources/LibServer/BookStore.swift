@@ -23,6 +23,24 @@ enum BookStore {
         return try bookRecord(from: row)
     }
 
+    /// The books a write transaction changes, read together once their
+    /// locks are held: on PostgreSQL one statement, sent with the
+    /// transaction's next round trip (`SQLConnection.send`). A book with no
+    /// row is not in the answer.
+    static func records(_ ids: [String], in db: any SQLConnection) throws -> () throws -> [String: BookRecord] {
+        let answer: SQLAnswer
+        switch db.dialect {
+        case .postgresql:
+            answer = try db.send("SELECT id, version, etag, document FROM books WHERE id = ANY(?1::text[])", [.postgresArray(ids)])
+        case .sqlite:
+            answer = SQLAnswer(rows: try ids.flatMap { try db.query("SELECT id, version, etag, document FROM books WHERE id = ?1", [.text($0)]) })
+        }
+        return {
+            let books = try answer.rows().map(bookRecord(from:))
+            return Dictionary(books.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
     /// A live book's ETag and its document as stored (the serialized JSON
     /// the answer sends as it is), or nil.
     static func storedDocument(_ id: String, in db: any SQLConnection) throws -> (etag: String, json: String)? {
@@ -78,11 +96,11 @@ enum BookStore {
         let version = (previous?.version ?? 0) + 1
         let etag = "\"\(version)-\(Crypto.randomHex(bytes: 4))\""
         let text = document.map { JSONValue.object($0).serialized() }
-        try db.run("""
+        try db.send("""
             INSERT INTO books (id, version, etag, document) VALUES (?1, ?2, ?3, ?4)
             ON CONFLICT (id) DO UPDATE SET version = excluded.version, etag = excluded.etag, document = excluded.document
             """, [.text(id), .integer(version), .text(etag), SQLValue(text)])
-        try db.run("INSERT INTO history (book_id, version, etag, updated_by, at, document) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        try db.send("INSERT INTO history (book_id, version, etag, updated_by, at, document) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                    [.text(id), .integer(version), .text(etag), .text(userID), .text(Timestamp.string(from: Date(timeIntervalSince1970: now))), SQLValue(text)])
         return BookRecord(id: id, version: version, etag: etag, document: document)
     }

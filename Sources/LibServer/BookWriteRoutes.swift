@@ -36,18 +36,17 @@ extension LibraryService {
         // claim lives as long as that connection's lock on the key.
         return try store.withConnection { db in
             var claimed: String?
-            defer { KeyClaimHolder.letGo(claimed, in: db) }
+            var finished = false
+            defer { KeyClaimHolder.letGo(claimed, in: db, handedOver: finished) }
             let claim: String
-            switch pipeline.keyClaim(try db.transaction({
-                try IdempotencyLedger.claim(user: user.id, key: key, requestHash: item.requestHash, holding: .request, at: clock.now(), in: db)
-            })) {
+            switch pipeline.keyClaim(try IdempotencyLedger.claimForRequest(user: user.id, key: key, requestHash: item.requestHash,
+                                                                           at: clock.now(), in: db)) {
             case .ours(let id): claim = id
             case .settled(let settled):
                 pipeline.count(settled)
                 return .respond(Self.response(for: settled))
             }
             claimed = claim
-            var finished = false
             defer {
                 if !finished {
                     _ = try? db.transaction { try IdempotencyLedger.release(claim, user: user.id, key: key, in: db) }
@@ -60,7 +59,10 @@ extension LibraryService {
             default: break
             }
             let settled = try pipeline.write([(item, .claimed(claim))], on: db) {
-                if case .holdBeforeCommit(let ms)? = faults.fire(.beforeCommit, for: request)?.action { usleep(useconds_t(ms) * 1000) }
+                if case .holdBeforeCommit(let ms)? = faults.fire(.beforeCommit, for: request)?.action {
+                    try db.flush()  // held open with all it writes sent, the feed's lock taken: only the COMMIT waits
+                    usleep(useconds_t(ms) * 1000)
+                }
             }
             finished = true
             switch faults.fire(.afterCommit, for: request)?.action {

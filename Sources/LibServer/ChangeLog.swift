@@ -74,37 +74,36 @@ enum ChangeLog {
         guard !changes.isEmpty else { return }
         // Delivered when the transaction commits: other instances' waiting
         // feed requests answer then. Sent before the lock, not to hold it longer.
-        if db.dialect == .postgresql { _ = try db.query("SELECT pg_notify(?1, '')", [.text(notifyChannel)]) }
+        if db.dialect == .postgresql { try db.send("SELECT pg_notify(?1, '')", [.text(notifyChannel)]) }
         try db.lock(lockName)
+        let cutoff = now - retention
         switch db.dialect {
         case .postgresql:
-            // Two statements whatever the count: each round trip is paid with the lock held.
-            let ids = SQLValue.text(postgresArray(changes.map(\.id)))
-            let deleted = SQLValue.text(postgresArray(changes.map { $0.deleted ? "1" : "0" }))
-            try db.run("DELETE FROM changes WHERE book_id = ANY(?1::text[])", [ids])
-            try db.run("""
+            // Three statements whatever the count, sent with the COMMIT (`SQLConnection.send`):
+            // the lock is held for that one round trip.
+            let ids = SQLValue.postgresArray(changes.map(\.id))
+            let deleted = SQLValue.postgresArray(changes.map { $0.deleted ? "1" : "0" })
+            try db.send("DELETE FROM changes WHERE book_id = ANY(?1::text[])", [ids])
+            try db.send("""
                 INSERT INTO changes (book_id, deleted, at, device)
                 SELECT u.id, u.deleted, ?3::double precision, ?4 FROM unnest(?1::text[], ?2::int[]) WITH ORDINALITY AS u(id, deleted, n)
                 ORDER BY u.n
                 """, [ids, deleted, .real(now), device.map(SQLValue.text) ?? .null])
+            try db.send("""
+                WITH pruned AS (DELETE FROM changes WHERE deleted = 1 AND at < ?1 RETURNING seq)
+                UPDATE change_feed SET horizon = p.seq FROM (SELECT MAX(seq) AS seq FROM pruned) AS p WHERE horizon < p.seq
+                """, [.real(cutoff)])
         case .sqlite:
             for change in changes {
                 try db.run("DELETE FROM changes WHERE book_id = ?1", [.text(change.id)])
                 try db.run("INSERT INTO changes (book_id, deleted, at, device) VALUES (?1, ?2, ?3, ?4)",
                            [.text(change.id), .integer(change.deleted ? 1 : 0), .real(now), device.map(SQLValue.text) ?? .null])
             }
+            if let pruned = try db.scalar("SELECT MAX(seq) FROM changes WHERE deleted = 1 AND at < ?1", [.real(cutoff)])?.integer {
+                try db.run("DELETE FROM changes WHERE deleted = 1 AND at < ?1", [.real(cutoff)])
+                try db.run("UPDATE change_feed SET horizon = ?1 WHERE horizon < ?1", [.integer(pruned)])
+            }
         }
-        let cutoff = now - retention
-        if let pruned = try db.scalar("SELECT MAX(seq) FROM changes WHERE deleted = 1 AND at < ?1", [.real(cutoff)])?.integer {
-            try db.run("DELETE FROM changes WHERE deleted = 1 AND at < ?1", [.real(cutoff)])
-            try db.run("UPDATE change_feed SET horizon = ?1 WHERE horizon < ?1", [.integer(pruned)])
-        }
-    }
-
-    /// A PostgreSQL array literal of texts, each quoted.
-    private static func postgresArray(_ texts: [String]) -> String {
-        "{" + texts.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
-            .joined(separator: ",") + "}"
     }
 
     /// The most `behind` counts: a device further behind hears "at least this".

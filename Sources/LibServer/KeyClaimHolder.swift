@@ -29,13 +29,24 @@ enum KeyClaimHolder {
     /// The claims of this process's requests in flight (SQLite).
     private static let running = Mutex<Set<String>>([])
 
-    /// Takes the key's lock when the database has one (PostgreSQL); false
-    /// when a live holder has it. SQLite's writers are serialized by
+    /// The SQL that takes a key's lock on PostgreSQL (true) unless a live
+    /// holder has it (false), the lock's name being the SQL `name`
+    /// (`lockNamePrefix` and the key). SQLite's writers are serialized by
     /// `BEGIN IMMEDIATE`: there, liveness is the claim's own (`isAbandoned`).
-    static func tryHold(user: String, key: String, for scope: Scope, in db: any SQLConnection) throws -> Bool {
-        guard db.dialect == .postgresql else { return true }
+    static func tryHold(for scope: Scope, named name: String) -> String {
         let function = scope == .request ? "pg_try_advisory_lock" : "pg_try_advisory_xact_lock"
-        return try db.scalar("SELECT \(function)(hashtextextended(?1, 0))", [.text(lockName(user: user, key: key))])?.integer == 1
+        return "\(function)(hashtextextended(\(name), 0))"
+    }
+
+    /// In the write's transaction of a request that claimed its key
+    /// (`.request`): the key's lock passes to the transaction (on
+    /// PostgreSQL a transaction lock taken on it, then the request's let
+    /// go), so that it goes with the COMMIT, in the same round trip. Once
+    /// the write's transaction has run, `letGo` has no lock left to let go.
+    static func handOver(user: String, key: String, in db: any SQLConnection) throws {
+        guard db.dialect == .postgresql else { return }
+        try db.send("SELECT \(tryHold(for: .transaction, named: "?1::text"))", [.text(lockNamePrefix(user: user) + key)])
+        try db.send("SELECT pg_advisory_unlock_all()", [])
     }
 
     /// A new claim id for a request; on SQLite it names this process and
@@ -50,8 +61,8 @@ enum KeyClaimHolder {
 
     /// Whether a claim found in the table (status 0) was left by a holder
     /// that is gone. On PostgreSQL, asked only with the key's lock held.
-    static func isAbandoned(_ claim: String?, in db: any SQLConnection) -> Bool {
-        guard db.dialect == .sqlite, let claim else { return true }
+    static func isAbandoned(_ claim: String?, in dialect: SQLDialect) -> Bool {
+        guard dialect == .sqlite, let claim else { return true }
         guard let space = claim.firstIndex(of: " ") else { return true }  // a claim from before holders were named
         let holder = String(claim[claim.index(after: space)...])
         if holder == ProcessIdentity.current { return !running.withLock { $0.contains(claim) } }
@@ -62,16 +73,18 @@ enum KeyClaimHolder {
     /// claim row, if any, is an answer by now, or released, or abandoned).
     /// On PostgreSQL this lets go every session lock of the connection the
     /// request used (only requests hold session locks), also those taken
-    /// in a claim transaction that failed.
-    static func letGo(_ claim: String?, in db: any SQLConnection) {
+    /// in a claim transaction that failed. `handedOver`: the request's
+    /// write transaction ran, and took the lock with it (`handOver`).
+    static func letGo(_ claim: String?, in db: any SQLConnection, handedOver: Bool = false) {
         switch db.dialect {
-        case .postgresql: _ = try? db.query("SELECT pg_advisory_unlock_all()")
+        case .postgresql: if !handedOver { _ = try? db.query("SELECT pg_advisory_unlock_all()") }
         case .sqlite: if let claim { running.withLock { _ = $0.remove(claim) } }
         }
     }
 
-    private static func lockName(user: String, key: String) -> String {
-        "lib-server idempotency \(user)\n\(key)"  // a key is visible ASCII: no newline
+    /// A key's lock is named by this and the key.
+    static func lockNamePrefix(user: String) -> String {
+        "lib-server idempotency \(user)\n"  // a key is visible ASCII: no newline
     }
 }
 

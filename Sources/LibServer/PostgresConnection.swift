@@ -19,6 +19,13 @@ struct PostgresError: Error, CustomStringConvertible {
     }
 }
 
+/// A statement `send` queued, and where its rows go.
+private struct Queued {
+    let sql: String
+    let values: [SQLValue]
+    let answer: SQLAnswer?
+}
+
 /// One libpq connection. Values go as text parameters and come back as
 /// text, turned into integers or reals by their column's type.
 final class PostgresConnection: SQLConnection {
@@ -27,6 +34,11 @@ final class PostgresConnection: SQLConnection {
     /// `?N` placeholders rewritten once per statement text.
     private var translated: [String: String] = [:]
     private var inTransaction = false
+    /// Statements `send` queued in this transaction, sent with its next round trip.
+    private var queued: [Queued] = []
+    /// How many round trips this connection has made: each time it sent
+    /// statements and waited for their answers (`WriteRoundTripTests`).
+    private(set) var roundTrips = 0
     /// The server turned out read-only (a standby, or a primary demoted
     /// meanwhile): made again before the next transaction, so that a
     /// multi-host connection string finds the primary again.
@@ -49,25 +61,7 @@ final class PostgresConnection: SQLConnection {
     func query(_ sql: String, _ values: [SQLValue]) throws -> [Row] {
         let result = try execute(sql, values)
         defer { PQclear(result) }
-        let columnCount = Int(PQnfields(result))
-        let columns = (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) }
-        let types = (0..<columnCount).map { PQftype(result, Int32($0)) }
-        var rows: [Row] = []
-        rows.reserveCapacity(Int(PQntuples(result)))
-        for row in 0..<PQntuples(result) {
-            var cells: [SQLValue] = []
-            cells.reserveCapacity(columnCount)
-            for column in 0..<columnCount {
-                if PQgetisnull(result, row, Int32(column)) == 1 {
-                    cells.append(.null)
-                    continue
-                }
-                let text = String(cString: PQgetvalue(result, row, Int32(column)))
-                cells.append(Self.value(text, type: types[column]))
-            }
-            rows.append(Row(columns: columns, values: cells))
-        }
-        return rows
+        return Self.rows(of: result)
     }
 
     func run(_ sql: String, _ values: [SQLValue]) throws -> Int {
@@ -76,26 +70,50 @@ final class PostgresConnection: SQLConnection {
         return Int(String(cString: PQcmdTuples(result))) ?? 0
     }
 
-    /// Runs statements that bind nothing (DDL, several at once).
+    /// Runs statements that bind nothing (DDL, several at once), after
+    /// what `send` queued.
     func runScript(_ sql: String) throws {
         if sql == "BEGIN" { try reconnectIfLost() }
+        try flush()
+        roundTrips += 1
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result)
     }
 
+    /// BEGIN goes with the transaction's first round trip, COMMIT with its
+    /// last: a transaction costs no round trip of its own.
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        try runScript("BEGIN")
+        try reconnectIfLost()
+        queued = [Queued(sql: "BEGIN", values: [], answer: nil)]
         inTransaction = true
         defer { inTransaction = false }
         do {
             let value = try body()
-            try runScript("COMMIT")
+            queued.append(Queued(sql: "COMMIT", values: [], answer: nil))
+            try flush()
             return value
         } catch {
-            try? runScript("ROLLBACK")
+            let begun = queued.first?.sql != "BEGIN"
+            queued.removeAll()
+            if begun { try? runScript("ROLLBACK") }
             throw error
         }
+    }
+
+    @discardableResult
+    func send(_ sql: String, _ values: [SQLValue]) throws -> SQLAnswer {
+        guard inTransaction else { return SQLAnswer(rows: try query(sql, values)) }
+        let answer = SQLAnswer(awaiting: { [unowned self] in try flush() })
+        queued.append(Queued(sql: sql, values: values, answer: answer))
+        return answer
+    }
+
+    func flush() throws {
+        guard !queued.isEmpty else { return }
+        let statements = queued
+        queued.removeAll()
+        if let last = try pipeline(statements) { PQclear(last) }
     }
 
     func readTogether<T>(_ body: () throws -> T) throws -> T {
@@ -108,7 +126,7 @@ final class PostgresConnection: SQLConnection {
     }
 
     func lock(_ name: String) throws {
-        _ = try query("SELECT pg_advisory_xact_lock(hashtextextended(?1, 0))", [.text(name)])
+        try send("SELECT pg_advisory_xact_lock(hashtextextended(?1, 0))", [.text(name)])
     }
 
     /// A connection PostgreSQL dropped (a restart, a failover) is made again
@@ -135,24 +153,22 @@ final class PostgresConnection: SQLConnection {
         guard PQstatus(handle) == CONNECTION_OK else {
             throw PostgresError(message: "no connection: " + String(cString: PQerrorMessage(handle)), connectionLost: true)
         }
+        if PQpipelineStatus(handle) != PQ_PIPELINE_OFF { _ = PQexitPipelineMode(handle) }
         translated.removeAll()
         _ = try query("SET client_min_messages = warning", [])
     }
 
+    /// Runs a statement, after what `send` queued, and returns its result
+    /// (the caller clears it).
     private func execute(_ sql: String, _ values: [SQLValue]) throws -> OpaquePointer {
         try reconnectIfLost()
-        let text = translated[sql] ?? {
-            let rewritten = Self.numberedPlaceholders(sql)
-            translated[sql] = rewritten
-            return rewritten
-        }()
-        let parameters: [UnsafeMutablePointer<CChar>?] = values.map { value in
-            Self.text(of: value).map { strdup($0) }
+        guard queued.isEmpty else {
+            let statements = queued + [Queued(sql: sql, values: values, answer: nil)]
+            queued.removeAll()
+            return try pipeline(statements)!
         }
-        defer { parameters.forEach { free($0) } }
-        let result = parameters.map { UnsafePointer($0) }.withUnsafeBufferPointer { pointers in
-            PQexecParams(handle, text, Int32(values.count), nil, pointers.baseAddress, nil, nil, 0)
-        }
+        roundTrips += 1
+        let result = withParameters(values) { PQexecParams(handle, text(of: sql), Int32(values.count), nil, $0, nil, nil, 0) }
         do { try check(result) } catch {
             PQclear(result)
             throw error
@@ -160,11 +176,103 @@ final class PostgresConnection: SQLConnection {
         return result!
     }
 
+    /// Sends the statements at once (libpq's pipeline mode), then reads all
+    /// their answers: one round trip. The server runs them in order, each
+    /// as if sent alone; after an error it skips the rest, and the first
+    /// error is thrown. The rows of the statements before it go to their
+    /// answers; the last statement's result is returned (the caller clears it).
+    private func pipeline(_ statements: [Queued]) throws -> OpaquePointer? {
+        try reconnectIfLost()
+        roundTrips += 1
+        guard PQenterPipelineMode(handle) == 1 else { throw PostgresError(message: String(cString: PQerrorMessage(handle))) }
+        defer { _ = PQexitPipelineMode(handle) }
+        for statement in statements {
+            let values = statement.values
+            let sent = withParameters(values) { PQsendQueryParams(handle, text(of: statement.sql), Int32(values.count), nil, $0, nil, nil, 0) }
+            guard sent == 1 else { break }  // the connection is gone: reading says so
+        }
+        _ = PQpipelineSync(handle)
+        // Each statement's result, then a null; after the last, the sync's result.
+        var results: [OpaquePointer?] = []
+        var current: OpaquePointer?
+        var nullsInARow = 0
+        while true {
+            if let result = PQgetResult(handle) {
+                nullsInARow = 0
+                if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
+                    PQclear(result)
+                    break
+                }
+                if current == nil { current = result } else { PQclear(result) }
+            } else {
+                nullsInARow += 1
+                // Two nulls in a row: nothing more comes (the connection is gone).
+                if nullsInARow > 1 || PQstatus(handle) != CONNECTION_OK { break }
+                results.append(current)
+                current = nil
+            }
+        }
+        if let current { PQclear(current) }
+        defer { results.forEach { PQclear($0) } }
+        var failure: (any Error)?
+        for (index, statement) in statements.enumerated() {
+            let result = index < results.count ? results[index] : nil
+            if failure == nil {
+                do { try check(result) } catch { failure = error }
+            }
+            if failure == nil, let answer = statement.answer, let result { answer.arrived(Self.rows(of: result)) }
+        }
+        if let failure { throw failure }
+        guard let last = results.last, results.count == statements.count else { return nil }
+        results.removeLast()
+        return last
+    }
+
+    /// The statement's text with `$N` placeholders, rewritten once.
+    private func text(of sql: String) -> String {
+        if let text = translated[sql] { return text }
+        let rewritten = Self.numberedPlaceholders(sql)
+        translated[sql] = rewritten
+        return rewritten
+    }
+
+    /// The values as C strings for libpq, for the call's duration.
+    private func withParameters<T>(_ values: [SQLValue], _ call: (UnsafePointer<UnsafePointer<CChar>?>?) -> T) -> T {
+        let parameters: [UnsafeMutablePointer<CChar>?] = values.map { value in
+            Self.text(of: value).map { strdup($0) }
+        }
+        defer { parameters.forEach { free($0) } }
+        return parameters.map { UnsafePointer($0) }.withUnsafeBufferPointer { call($0.baseAddress) }
+    }
+
+    private static func rows(of result: OpaquePointer) -> [Row] {
+        let columnCount = Int(PQnfields(result))
+        let columns = (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) }
+        let types = (0..<columnCount).map { PQftype(result, Int32($0)) }
+        var rows: [Row] = []
+        rows.reserveCapacity(Int(PQntuples(result)))
+        for row in 0..<PQntuples(result) {
+            var cells: [SQLValue] = []
+            cells.reserveCapacity(columnCount)
+            for column in 0..<columnCount {
+                if PQgetisnull(result, row, Int32(column)) == 1 {
+                    cells.append(.null)
+                    continue
+                }
+                let text = String(cString: PQgetvalue(result, row, Int32(column)))
+                cells.append(Self.value(text, type: types[column]))
+            }
+            rows.append(Row(columns: columns, values: cells))
+        }
+        return rows
+    }
+
     /// Throws the error a result holds; the caller still owns (and clears) the result.
     private func check(_ result: OpaquePointer?) throws {
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            let message = String(cString: PQerrorMessage(handle))
+            let message = result.map { String(cString: PQresultErrorMessage($0)) }.flatMap { $0.isEmpty ? nil : $0 }
+                ?? String(cString: PQerrorMessage(handle))
             let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
             if state == PostgresError.readOnly { reachedReadOnly = true }
             throw PostgresError(message: message, sqlState: state, connectionLost: PQstatus(handle) != CONNECTION_OK)

@@ -56,7 +56,10 @@ extension LibraryService {
         }
         let settled = try store.withConnection { db in
             try pipeline.write(toWrite.map { (items[$0], .claimHere) }, on: db) {
-                if case .holdBeforeCommit(let ms)? = faults.fire(.beforeCommit, for: request, keys: keys)?.action { usleep(useconds_t(ms) * 1000) }
+                if case .holdBeforeCommit(let ms)? = faults.fire(.beforeCommit, for: request, keys: keys)?.action {
+                    try db.flush()  // held open with all it writes sent, the feed's lock taken: only the COMMIT waits
+                    usleep(useconds_t(ms) * 1000)
+                }
             }
         }
         for (index, outcome) in zip(toWrite, settled) { results[index] = BatchResult(key: items[index].key, settled: outcome) }

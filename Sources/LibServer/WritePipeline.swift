@@ -78,8 +78,14 @@ struct WritePipeline {
 
     /// Settles the items in order in one write transaction on `db`, and
     /// runs `beforeCommit` (fault injection) when all is written.
+    ///
+    /// On PostgreSQL in two round trips whatever the count (statements sent
+    /// together, `SQLConnection.send`): the first locks the books and the
+    /// keys to claim, and reads them; the second writes every item, then
+    /// the change feed, and commits. An update merged over newer versions
+    /// reads their history: one more.
     func write(_ items: [(WriteItem, KeyHold)], on db: any SQLConnection,
-               beforeCommit: () -> Void = {}) throws -> [Settled] {
+               beforeCommit: () throws -> Void = {}) throws -> [Settled] {
         let settled: [Settled]
         do { settled = try writeTransaction(items, on: db, beforeCommit: beforeCommit) } catch {
             outcomes?.count(.failed, items.count)
@@ -90,46 +96,65 @@ struct WritePipeline {
     }
 
     private func writeTransaction(_ items: [(WriteItem, KeyHold)], on db: any SQLConnection,
-                                  beforeCommit: () -> Void) throws -> [Settled] {
+                                  beforeCommit: () throws -> Void) throws -> [Settled] {
         try store.write(on: db) {
             let now = clock.now()
             try IdempotencyLedger.prune(at: now, in: db)
             // Every book of the batch locked first, in one order, so that
             // two batches never wait for each other in a cycle.
-            for id in Set(items.map(\.0.id)).sorted() { try db.lock("book " + id) }
-            var books = BooksInHand()
+            let ids = Set(items.map(\.0.id)).sorted()
+            for id in ids { try db.lock("book " + id) }
+            let toClaim = items.indices.filter { if case .claimHere = items[$0].1 { true } else { false } }
+            let attempts = try IdempotencyLedger.attempt(
+                toClaim.map { IdempotencyLedger.Request(key: items[$0].0.key, requestHash: items[$0].0.requestHash,
+                                                        claim: KeyClaimHolder.newClaim(for: .transaction, in: db)) },
+                user: user.id, holding: .transaction, at: now, in: db)
+            var keys = KeysInHand(attempts: attempts, items: toClaim)
+            for (item, hold) in items {
+                guard case .claimed(let claim) = hold else { continue }
+                try KeyClaimHolder.handOver(user: user.id, key: item.key, in: db)
+                keys.held[item.key] = try IdempotencyLedger.holds(claim, user: user.id, key: item.key, in: db)
+            }
+            var books = BooksInHand(read: try BookStore.records(ids, in: db))
             if let rule = massChangeGuard,
                let problem = try MassChangeCheck.problem(items.map(\.0), guard: rule, liveBooks: { Int(try BookStore.liveCount(in: db)) },
-                                                         book: { try books.record($0, in: db) }) {
+                                                         book: { try books.record($0) }) {
                 // Thrown inside the transaction: it rolls back, nothing of the request is applied.
                 throw ProblemError(problem)
             }
             var changes: [ChangeLog.Change] = []
-            let settled = try items.map { item, hold in
-                try settle(item, holding: hold, books: &books, changes: &changes, at: now, in: db)
+            let settled = try items.indices.map { index in
+                try settle(items[index], at: index, keys: &keys, books: &books, changes: &changes, at: now, in: db)
             }
             try ChangeLog.record(changes, by: device, at: now, retention: changeRetention, in: db)
-            beforeCommit()
+            try beforeCommit()
             return settled
         }
     }
 
-    private func settle(_ item: WriteItem, holding hold: KeyHold, books: inout BooksInHand, changes: inout [ChangeLog.Change],
-                        at now: Double, in db: any SQLConnection) throws -> Settled {
+    private func settle(_ entry: (WriteItem, KeyHold), at index: Int, keys: inout KeysInHand, books: inout BooksInHand,
+                        changes: inout [ChangeLog.Change], at now: Double, in db: any SQLConnection) throws -> Settled {
+        let (item, hold) = entry
         let claim: String
         switch hold {
         case .claimHere:
-            switch keyClaim(try IdempotencyLedger.claim(user: user.id, key: item.key, requestHash: item.requestHash,
-                                                        holding: .transaction, at: now, in: db)) {
+            guard let request = keys.requests[index] else { preconditionFailure("a batch's item claimed without an attempt") }
+            let decided = try keys.attempts.decide(request, at: now)
+            let claimed = if case .takeOver = decided {
+                try IdempotencyLedger.takeOver(keys.attempts.requests[request], user: user.id, at: now, in: db)
+            } else {
+                decided.claim
+            }
+            switch keyClaim(claimed) {
             case .ours(let id): claim = id
             case .settled(let settled): return settled
             }
         case .claimed(let id):
             // A claim whose lock went with a lost connection may have been taken over: then the other write decides.
-            guard try IdempotencyLedger.holds(id, user: user.id, key: item.key, in: db) else { return .refused(wire.keyInFlight) }
+            guard try keys.held[item.key]?.rows().isEmpty == false else { return .refused(wire.keyInFlight) }
             claim = id
         }
-        let book = try books.record(item.id, in: db)
+        let book = try books.record(item.id)
         let outcome: WriteOutcome
         switch WriteVerdict.of(item, against: book, schema: schema) {
         case .invalid(let problems):
@@ -152,19 +177,36 @@ struct WritePipeline {
     }
 }
 
-/// The books a write transaction has read or written, as it left them:
-/// each book is read from the table once, however many items write it.
-private struct BooksInHand {
-    private var known: [String: BookRecord?] = [:]
+/// The keys of a write transaction: the attempt that claims its batch's
+/// keys together, and what each v1 claim's check answered.
+private struct KeysInHand {
+    let attempts: IdempotencyLedger.Attempts
+    /// Each item's request in the attempt, by the item's index.
+    let requests: [Int: Int]
+    var held: [String: SQLAnswer] = [:]
 
-    mutating func record(_ id: String, in db: any SQLConnection) throws -> BookRecord? {
-        if let book = known[id] { return book }
-        let book = try BookStore.record(id, in: db)
-        known[id] = .some(book)
-        return book
+    /// `items[n]`: the item of the attempt's request `n`.
+    init(attempts: IdempotencyLedger.Attempts, items: [Int]) {
+        self.attempts = attempts
+        requests = Dictionary(uniqueKeysWithValues: items.enumerated().map { ($1, $0) })
+    }
+}
+
+/// The books a write transaction has read or written, as it left them:
+/// the books are read from the table once, together, however many items
+/// write them.
+private struct BooksInHand {
+    private let read: () throws -> [String: BookRecord]
+    private var known: [String: BookRecord?]?
+
+    init(read: @escaping () throws -> [String: BookRecord]) { self.read = read }
+
+    mutating func record(_ id: String) throws -> BookRecord? {
+        if known == nil { known = try read().mapValues { .some($0) } }
+        return known?[id] ?? nil
     }
 
     mutating func wrote(_ book: BookRecord) {
-        known[book.id] = .some(book)
+        known?[book.id] = .some(book)
     }
 }
