@@ -63,7 +63,7 @@ enum DeviceGrants {
     static func poll(deviceCode: String, at now: Double, in db: any SQLConnection) throws -> PollAnswer {
         let rows = try db.query("""
             SELECT g.state, g.expires_at, g.poll_interval, g.polled_at, u.id, u.username, u.role
-            FROM device_grants g LEFT JOIN users u ON u.id = g.user_id WHERE g.device_code_hash = ?1\(db.forUpdate)
+            FROM device_grants g LEFT JOIN users u ON u.id = g.user_id WHERE g.device_code_hash = ?1\(db.forUpdate.isEmpty ? "" : db.forUpdate + " OF g")
             """, [.text(hash(deviceCode))])
         guard let row = rows.first, let state = row["state"].text else { return .unknown }
         let key = SQLValue.text(hash(deviceCode))
