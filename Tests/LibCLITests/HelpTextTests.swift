@@ -36,7 +36,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
 
 @Test func commandHelpShowsSynopsisOptionsExamplesAndExitCodes() {
     let text = HelpText(registry: .lib).commandHelp(Push.command)
-    #expect(text.hasPrefix("Usage: lib push [--wait DURATION | --watch] [--all] [--strict] [--dry-run]\n\nSend pending writes to the server, in order.\n"))
+    #expect(text.hasPrefix("Usage: lib push [--wait DURATION | --watch] [--all] [--strict] [--force]\n       [--dry-run]\n\nSend pending writes to the server, in order.\n"))
     #expect(text.contains("\nOptions:\n      --wait DURATION  Keep trying for up to DURATION in all (for cron)\n"))
     #expect(text.contains("\n  -h, --help  ") || text.contains("\n  -h, --help "))
     #expect(text.contains("\nExamples:\n  lib push\n"))
@@ -57,7 +57,7 @@ private func everyHelpText() -> [(name: String, text: String)] {
         "lib get PATH [--offline | --fresh] [--timeout DURATION]",
         "lib edit PATH [FIELD=STRING | FIELD:=JSON ...] [--create | --delete] [--push]",
         "lib new COLLECTION [FIELD=STRING | FIELD:=JSON ...]",
-        "lib push [--wait DURATION | --watch] [--all] [--strict] [--dry-run]",
+        "lib push [--wait DURATION | --watch] [--all] [--strict] [--force] [--dry-run]",
         "lib pull [--all] [--watch]",
         "lib search TEXT ... [--sort FIELD] [--limit N]",
         "lib status [--short | --porcelain | --prompt] [--all]",
