@@ -59,7 +59,8 @@ enum PushDryRun {
             if !plan.steps.isEmpty {
                 text += "\(Wording.writes(plan.sendCount).capitalizedFirst) would be sent"
                 text += waiting > 0 ? "; \(waiting) would wait for `\(hints[account] ?? "lib") resolve`.\n" : ".\n"
-                if let change = changes[account] {
+                // Only when some write deletes or blanks: the everyday dry run stays as short as it was.
+                if let change = changes[account], change.destructive > 0 {
                     text += guardLine(change, guard: massChangeGuard, lib: hints[account] ?? "lib") + "\n"
                 }
             }

@@ -51,7 +51,7 @@ func errorsMapToExitCodesInOnePlace(_ error: any Error, _ code: ExitCode, _ stde
 }
 
 @Test func exitCodesAreDesignsTable() {
-    #expect(ExitCode.allCases.map(\.rawValue) == [0, 1, 2, 3, 4, 75])
+    #expect(ExitCode.allCases.map(\.rawValue) == [0, 1, 2, 3, 4, 5, 75])
 }
 
 @Test func unimplementedCommandParsesFirst() {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import LibServer
+import LibBase
 import Testing
 
 /// lib-server's flags registry (`ServerFlags`): what each flag parses into,
@@ -56,6 +57,12 @@ import Testing
         #expect(defaults.host == "127.0.0.1" && defaults.port == 8080 && !defaults.demo && !defaults.verbose && defaults.faults.isEmpty)
     }
 
+    @Test func theMassChangeGuardIsTwentyBooksOrTwentyPercentUnlessSetOrOff() throws {
+        #expect(try Self.serve(["--db", "x"]).massChangeGuard == MassChangeGuard(books: 20, percent: 20))
+        #expect(try Self.serve(["--db", "x", "--guard-books", "50", "--guard-percent", "5"]).massChangeGuard == MassChangeGuard(books: 50, percent: 5))
+        #expect(try Self.serve(["--db", "x", "--guard-books", "0"]).massChangeGuard == nil)
+    }
+
     @Test func aValueMayBeAttachedWithAnEqualsSign() throws {
         let options = try Self.serve(["--db=a=b.sqlite", "--listen=127.0.0.1:9"])
         #expect(options.database == "a=b.sqlite" && options.port == 9)
@@ -87,6 +94,8 @@ import Testing
         (["--db", "x", "--listen", ":80"], "--listen needs a host, as in 127.0.0.1:80"),
         (["--db", "x", "--session-lifetime", "0"], "--session-lifetime wants a positive number of seconds, not '0'"),
         (["--db", "x", "--max-connections-per-peer", "many"], "--max-connections-per-peer wants a positive number, not 'many'"),
+        (["--db", "x", "--guard-percent", "150"], "--guard-percent wants a percentage from 0 to 100, not '150'"),
+        (["--db", "x", "--guard-books", "-1"], "--guard-books wants a number of books (0 turns the guard off), not '-1'"),
         (["--db", "x", "--book-schema", "/nonexistent/schema.json"], "--book-schema: couldn't read '/nonexistent/schema.json'"),
         (["--db", "x", "--fault", "explode"],
          "invalid fault 'explode': unknown action 'explode' (drop-before-write, drop-after-commit, truncate, delay=MS, status=CODE, hold-before-commit=MS, hold-after-commit=MS)"),

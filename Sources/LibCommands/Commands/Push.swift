@@ -72,9 +72,9 @@ enum Push: Verb {
         details: """
             Per account, each write in the order a push takes it: its path, \
             kind, fields and precondition, and which writes wait behind a \
-            conflict or need lib resolve; then how many books the writes \
-            delete or blank and whether the mass-change guard would refuse \
-            them. Reads this device only: works \
+            conflict or need lib resolve; when writes delete books or blank \
+            fields, how many books and whether the mass-change guard would \
+            refuse them. Reads this device only: works \
             offline, needs no keyring.
             """)
 
