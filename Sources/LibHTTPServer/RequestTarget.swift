@@ -1,5 +1,5 @@
 /// Splits an origin-form request-target into its decoded path and query.
-enum RequestTarget {
+public enum RequestTarget {
     /// Fails when a percent-escape is malformed, decodes to invalid UTF-8, or
     /// puts a NUL into the path.
     static func decode(_ target: String) -> Result<(path: String, query: [String: String]), RequestFailure> {
@@ -32,8 +32,9 @@ enum RequestTarget {
         return .success((path, query))
     }
 
-    /// RFC 3986 §2.1 percent-decoding into UTF-8; `+` stays `+`.
-    static func percentDecode(_ bytes: ArraySlice<UInt8>) -> String? {
+    /// RFC 3986 §2.1 percent-decoding into UTF-8; `+` stays `+`; nil for a
+    /// bad escape or bytes that are not UTF-8.
+    public static func percentDecode(_ bytes: ArraySlice<UInt8>) -> String? {
         guard bytes.contains(UInt8(ascii: "%")) else { return String(decoding: bytes, as: UTF8.self) }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)

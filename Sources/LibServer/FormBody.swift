@@ -23,33 +23,8 @@ enum FormBody {
         return fields
     }
 
+    /// `+` is a space; `%2B` a plus.
     private static func decode(_ bytes: ArraySlice<UInt8>) -> String? {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = bytes.startIndex
-        while i < bytes.endIndex {
-            let byte = bytes[i]
-            if byte == UInt8(ascii: "+") {
-                out.append(UInt8(ascii: " "))
-            } else if byte == UInt8(ascii: "%") {
-                guard bytes.endIndex - i >= 3,
-                      let high = hexValue(bytes[i + 1]), let low = hexValue(bytes[i + 2]) else { return nil }
-                out.append(high << 4 | low)
-                i += 2
-            } else {
-                out.append(byte)
-            }
-            i += 1
-        }
-        return String(validating: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        RequestTarget.percentDecode(ArraySlice(bytes.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }))
     }
 }
