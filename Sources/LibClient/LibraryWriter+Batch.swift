@@ -36,6 +36,7 @@ extension LibraryWriter {
     /// What one answer means for the batch.
     public func answer(_ response: HTTPResponse, toBatch items: [WriteItem]) -> BatchAnswer {
         if let failed = requestFailure(response) { return .failed(failed) }
+        if let refusal = MassChangeProblem(response) { return .failed(.refusedMassChange(refusal)) }
         switch response.status {
         case 200:
             do {
@@ -46,8 +47,6 @@ extension LibraryWriter {
             }
         case 404 where LibraryServerProof.provesRouteMissing(response), 405 where LibraryServerProof.provesRouteMissing(response):
             return .notSupported
-        case 422 where MassChangeProblem(response) != nil:
-            return .failed(.refusedMassChange(MassChangeProblem(response)!))
         case 413:
             return .failed(.temporary(TransportFailure(
                 kind: .serverError(status: 413, reason: "Content Too Large", retryAfter: nil), endpoint: api.endpoint)))

@@ -75,7 +75,7 @@ enum ServerBackup {
         let url = URL(fileURLWithPath: target)
         let directory = url.deletingLastPathComponent().path
         var template = Array((directory + "/." + url.lastPathComponent + ".partial-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let fd = mkstemp(&template)
         guard fd >= 0 else {
             throw ServerCommandFailure("cannot write the backup in \(directory): \(String(cString: strerror(errno)))")
         }
