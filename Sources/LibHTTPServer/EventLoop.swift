@@ -143,19 +143,25 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Answers here what needs no waiting (a handing-off costs two thread
+    /// wake-ups, more than a read from SQLite); the pool gets the rest.
     private func submitJobs() {
-        guard !jobs.isEmpty else { return }
-        if runsHandlersInline {
-            // An answer may let a pipelined request through, which adds a job.
-            while !jobs.isEmpty {
-                let batch = jobs
-                jobs.removeAll(keepingCapacity: true)
-                for job in batch { deliver(LoopInbox.Reply(connection: job.connection, reply: server.handler(job.request))) }
+        var waiting: [HandlerPool.Job] = []
+        // An answer may let a pipelined request through, which adds a job.
+        while !jobs.isEmpty {
+            let batch = jobs
+            jobs.removeAll(keepingCapacity: true)
+            for job in batch {
+                if runsHandlersInline {
+                    deliver(LoopInbox.Reply(connection: job.connection, reply: server.handler(job.request)))
+                } else if let reply = server.answerWithoutWaiting?(job.request) {
+                    deliver(LoopInbox.Reply(connection: job.connection, reply: reply))
+                } else {
+                    waiting.append(job)
+                }
             }
-            return
         }
-        pool.submit(jobs)
-        jobs.removeAll(keepingCapacity: true)
+        pool.submit(waiting)
     }
 
     private var isStopping: Bool { stopDeadline != nil || server.isStopping }

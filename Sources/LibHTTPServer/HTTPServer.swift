@@ -11,6 +11,9 @@ import Synchronization
 public final class HTTPServer: Sendable {
     let limits: HTTPServerLimits
     let handler: @Sendable (HTTPRequest) -> HTTPReply
+    /// Answers on the event loop itself what it can answer without waiting;
+    /// nil sends the request on to `handler` on a pool thread.
+    let answerWithoutWaiting: (@Sendable (HTTPRequest) -> HTTPReply?)?
     let admission: ConnectionAdmission
     private let state = Mutex(Lifecycle())
     /// Read by every loop once per wake-up, written once: no lock.
@@ -35,9 +38,12 @@ public final class HTTPServer: Sendable {
         var loopsRunning = 0
     }
 
-    public init(limits: HTTPServerLimits = HTTPServerLimits(), handler: @escaping @Sendable (HTTPRequest) -> HTTPReply) {
+    public init(limits: HTTPServerLimits = HTTPServerLimits(),
+                answerWithoutWaiting: (@Sendable (HTTPRequest) -> HTTPReply?)? = nil,
+                handler: @escaping @Sendable (HTTPRequest) -> HTTPReply) {
         self.limits = limits
         self.handler = handler
+        self.answerWithoutWaiting = answerWithoutWaiting
         admission = ConnectionAdmission(limits: limits)
     }
 

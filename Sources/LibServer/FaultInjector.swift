@@ -49,6 +49,9 @@ final class FaultInjector: Sendable {
 
     var rules: [FaultRule] { armed.withLock { $0.map(\.rule) } }
 
+    /// No rule is in force.
+    var isOff: Bool { none.load(ordering: .acquiring) }
+
     /// The first rule of this kind that matches the request and still has a
     /// firing left; counts it as fired. `keys`: the idempotency keys the
     /// request carries (a v2 batch's items'); by default its header's. A

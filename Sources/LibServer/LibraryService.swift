@@ -46,6 +46,8 @@ public final class LibraryService: Sendable {
     let requestMetrics: RequestMetrics?
     /// What became of each write item.
     let writeOutcomes = WriteOutcomeCounts()
+    /// Signed-in reads answered while nothing has been committed since.
+    let recentReads = RecentReadAnswers()
 
     public init(store: ServerStore, faults: [FaultRule] = [], allowsFaultControl: Bool = false,
                 bookSchema: BookSchema = BuiltInBookSchema.schema, sessionLifetime: TimeInterval = defaultSessionLifetime,
@@ -76,14 +78,66 @@ public final class LibraryService: Sendable {
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPReply {
-        guard logsRequests || requestMetrics != nil else { return route(request).reply }
+        // `route` always answers.
+        measured(request) { route(request) } ?? .closeWithoutAnswer
+    }
+
+    /// The answer to a request that only reads (a signed-in GET of a book,
+    /// a page, a history) from a SQLite connection free now, for the event
+    /// loop to send without handing the request to a thread; nil for any
+    /// other request, or one that would wait (no connection free, a
+    /// session's use to write down, a fault in force, PostgreSQL's round
+    /// trips): a handler thread answers those with `handle`.
+    public func answerWithoutWaiting(_ request: HTTPRequest) -> HTTPReply? {
+        guard request.method == "GET" || request.method == "HEAD", store.dialect == .sqlite, faults.isOff else { return nil }
+        return measured(request) { readOnLoop(request) }
+    }
+
+    /// `answer`'s reply, logged with --verbose and counted by the request metrics.
+    private func measured(_ request: HTTPRequest, _ answer: () -> (reply: HTTPReply, route: Int?)?) -> HTTPReply? {
+        guard logsRequests || requestMetrics != nil else { return answer()?.reply }
         let started = MonotonicClock.now()
-        let (reply, routeIndex) = route(request)
+        guard let (reply, routeIndex) = answer() else { return nil }
         if logsRequests, case .respond(let response) = reply {
             log("\(request.method) \(request.target) \(response.status) \(Int((MonotonicClock.now() - started) * 1000))ms")
         }
         if let metrics = requestMetrics { count(reply, in: metrics, row: metrics.row(route: routeIndex, method: request.method), since: started) }
         return reply
+    }
+
+    /// The answer kept from the same request since the last commit, or one
+    /// read now (and kept when it can be).
+    private func readOnLoop(_ request: HTTPRequest) -> (reply: HTTPReply, route: Int?)? {
+        // Taken before the read: a commit during it leaves the answer kept under an old stamp.
+        let stamp = store.commitWatch?.stamp
+        let key = stamp == nil ? nil : RecentReadAnswers.Key(request)
+        if let stamp, let key, let kept = recentReads.answer(for: key, stamp: stamp, now: clock.now()) {
+            return (.respond(kept.response), kept.route)
+        }
+        let segments = RouteTable.segments(of: request.path)
+        guard case .route(let route, let call) = routes.match(request, segments: segments),
+              case .reading(let answer) = route.answer else { return nil }
+        var response: HTTPResponse
+        var session: Session?
+        do {
+            guard let read = try store.readTogetherIfFree({ db in
+                try self.read(answer, call, in: db, session: &session)
+            }) else { return nil }
+            response = read
+        } catch let problem as ProblemError {
+            response = problem.problem.response
+        } catch {
+            // A failure is logged and answered by the handler thread that tries again.
+            return nil
+        }
+        // Writing the session's use down is a write: a handler thread answers.
+        if session?.renewalDue == true { return nil }
+        guard case .respond(let withRules) = Self.withCachingRules(.respond(response), for: request, segments: segments) else { return nil }
+        response = withRules
+        if let stamp, let key, let session, response.status == 200 || response.status == 304 {
+            recentReads.keep(.init(response: response, route: route.index, until: session.renewalDueAt), for: key, readAt: stamp)
+        }
+        return (.respond(response), route.index)
     }
 
     /// Counts an answer under its route and status; one that comes later
@@ -149,16 +203,9 @@ public final class LibraryService: Sendable {
                     case .unauthorized(let problem): return .respond(problem.response)
                     }
                 case .reading(let answer):
-                    // The token's check and the answer share one connection and
-                    // one snapshot; the session's use is written down after it.
-                    var renewalDue = false
-                    let response = try store.readTogether { db in
-                        let standing = try self.standing(of: request, in: db)
-                        guard case .signedIn(let user, let due) = standing else { return self.unauthorized(request, standing).response }
-                        renewalDue = due
-                        return try answer(self, call, user, db)
-                    }
-                    if renewalDue { recordUse(of: request) }
+                    var session: Session?
+                    let response = try store.readTogether { db in try self.read(answer, call, in: db, session: &session) }
+                    if session?.renewalDue == true { recordUse(of: request) }
                     return .respond(response)
                 case .signedInMayWait(let answer):
                     switch try authenticate(request) {
@@ -182,6 +229,24 @@ public final class LibraryService: Sendable {
         } catch {
             return .respond(FailureAnswer.answer(for: error, request: request, log: failureLog).response)
         }
+    }
+
+    /// The signed-in session a reading answer was given to: its use is to
+    /// be written down after it (`renewalDue`), or will be from `renewalDueAt` on.
+    private struct Session {
+        let renewalDue: Bool
+        let renewalDueAt: Double
+    }
+
+    /// A reading route's answer, or the 401: the token's check and the
+    /// answer share one connection and one snapshot. `session`: set when
+    /// the token is live.
+    private func read(_ answer: @Sendable (LibraryService, RouteCall, User, any SQLConnection) throws -> HTTPResponse,
+                      _ call: RouteCall, in db: any SQLConnection, session: inout Session?) throws -> HTTPResponse {
+        let standing = try standing(of: call.request, in: db)
+        guard case .signedIn(let user, let due, let dueAt) = standing else { return unauthorized(call.request, standing).response }
+        session = Session(renewalDue: due, renewalDueAt: dueAt)
+        return try answer(self, call, user, db)
     }
 
     /// Documents depend on who asks and change under other clients' writes:
@@ -230,7 +295,7 @@ public final class LibraryService: Sendable {
     /// written down is, before the request goes on.
     func authenticate(_ request: HTTPRequest) throws -> Sender {
         let standing = try store.read { db in try self.standing(of: request, in: db) }
-        guard case .signedIn(let user, let renewalDue) = standing else { return .unauthorized(unauthorized(request, standing)) }
+        guard case .signedIn(let user, let renewalDue, _) = standing else { return .unauthorized(unauthorized(request, standing)) }
         if renewalDue { recordUse(of: request) }
         return .user(user)
     }

@@ -89,6 +89,9 @@ final class OperationsEndpoint: Sendable {
         for outcome in WriteOutcomeCounts.Outcome.allCases {
             out.sample("lib_server_writes_total", [("outcome", outcome.label)], service.writeOutcomes.total(outcome))
         }
+        out.metric("lib_server_reads_from_memory_total", type: "counter",
+                   help: "Signed-in reads answered from memory: the same request was answered since the last commit.")
+        out.sample("lib_server_reads_from_memory_total", service.recentReads.given)
         out.metric("lib_server_feed_waiters", type: "gauge", help: "Change-feed requests waiting for a change.")
         out.sample("lib_server_feed_waiters", service.changeWaiters.counts.waiting)
         out.metric("lib_server_db_pool_in_use", type: "gauge", help: "Database connections lent to requests now.")

@@ -54,7 +54,7 @@ public enum ServerCommandLine {
                                      massChangeGuard: options.massChangeGuard, speaksV2: !options.v1Only, deviceGrant: options.deviceGrant,
                                      clock: options.faultControl ? .movable() : .system,
                                      connectionLimits: options.limits, countsRequests: options.operations != nil, log: log)
-        let server = HTTPServer(limits: options.limits, handler: service.handle)
+        let server = HTTPServer(limits: options.limits, answerWithoutWaiting: service.answerWithoutWaiting, handler: service.handle)
         let boundPort = try server.bind(host: host, port: port)
         var operationsServer: HTTPServer?
         var operationsLine = ""

@@ -18,7 +18,9 @@ public enum ServerDatabase {
         try ServerMigrator(for: .sqlite).migrate(first, location: path)
         var others: [any SQLConnection] = []
         for _ in 1..<poolSize { others.append(try SQLiteConnection(path: path)) }
-        return ServerStore(first: first, others: others)
+        // Its own connection: the pool's are lent to other threads.
+        let watch = CommitWatch(try Database(path: path))
+        return ServerStore(first: first, others: others, commitWatch: watch)
     }
 
     /// `lib-server user add`: a user with a password read by the caller.

@@ -1,4 +1,5 @@
 import Foundation
+import LibStore
 import Synchronization
 
 /// The server's database as a small pool of connections, one per request
@@ -17,12 +18,17 @@ public final class ServerStore: Sendable {
     /// Posted after each write commits, while change-feed requests wait.
     let changeNotices = ChangeNotices()
 
+    /// Says whether anything was committed since an answer was read (SQLite
+    /// in WAL mode); nil: answers cannot be kept.
+    let commitWatch: CommitWatch?
+
     /// `first` is the connection that created and migrated the database;
     /// `others` join it in the pool (63 at most).
-    init(first: any SQLConnection, others: [any SQLConnection]) {
+    init(first: any SQLConnection, others: [any SQLConnection], commitWatch: CommitWatch? = nil) {
         connections = ([first] + others.prefix(63)).map(Lent.init)
         available = DispatchSemaphore(value: connections.count)
         dialect = first.dialect
+        self.commitWatch = commitWatch
     }
 
     /// How many connections the pool holds, and how many are lent now (`GET /metrics`).
@@ -32,6 +38,18 @@ public final class ServerStore: Sendable {
     /// Lends a connection to `body`, waiting for one to be free.
     func withConnection<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         available.wait()
+        return try lendAdmitted(body)
+    }
+
+    /// Lends a connection to `body` only if one is free now; nil if none is
+    /// (an event loop must not wait for one).
+    func withFreeConnection<T>(_ body: (any SQLConnection) throws -> T) throws -> T? {
+        guard available.wait(timeout: .now()) == .success else { return nil }
+        return try lendAdmitted(body)
+    }
+
+    /// Lends a connection to `body` once the semaphore has let this thread in.
+    private func lendAdmitted<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         let index = claimFreeConnection()
         defer {
             lent.bitwiseAnd(~(UInt64(1) << index), ordering: .releasing)
@@ -64,6 +82,13 @@ public final class ServerStore: Sendable {
     /// would take a second connection while this one is held).
     func readTogether<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         try withConnection { connection in
+            try connection.readTogether { try body(connection) }
+        }
+    }
+
+    /// `readTogether` on a connection free now; nil if none is.
+    func readTogetherIfFree<T>(_ body: (any SQLConnection) throws -> T) throws -> T? {
+        try withFreeConnection { connection in
             try connection.readTogether { try body(connection) }
         }
     }

@@ -67,8 +67,10 @@ enum UserDirectory {
     /// What a bearer token stands for.
     enum TokenStanding {
         /// `renewalDue`: its last recorded use is older than the renewal
-        /// step, so this use should be recorded (`recordUse`).
-        case signedIn(User, renewalDue: Bool)
+        /// step, so this use should be recorded (`recordUse`); it will be
+        /// from `renewalDueAt` on (and nothing else about the standing
+        /// changes before then unless the database does).
+        case signedIn(User, renewalDue: Bool, renewalDueAt: Double)
         /// Unused for longer than the session lifetime.
         case expired
         /// Never issued, or revoked.
@@ -87,7 +89,8 @@ enum UserDirectory {
         guard let row = rows.first, let user = user(from: row) else { return .unknown }
         let lastUse = max(seconds(row["created_at"]) ?? 0, seconds(row["used_at"]) ?? 0)
         guard now - lastUse <= lifetime else { return .expired }
-        return .signedIn(user, renewalDue: now - lastUse >= renewalStep(lifetime: lifetime))
+        let renewalDueAt = lastUse + renewalStep(lifetime: lifetime)
+        return .signedIn(user, renewalDue: now >= renewalDueAt, renewalDueAt: renewalDueAt)
     }
 
     /// How stale a session's recorded use may grow before a use is written

@@ -2,8 +2,9 @@ import LibHTTPServer
 @testable import LibServer
 
 extension LibraryService {
-    /// A request handled in this process, without a socket: the path may
-    /// carry a query; the token goes as a bearer.
+    /// A request handled in this process, without a socket, as an event
+    /// loop handles it (what needs no waiting first): the path may carry a
+    /// query; the token goes as a bearer.
     func answer(_ method: String, _ path: String, token: String? = nil, headers: [(String, String)] = [],
                 body: String = "") throws -> HTTPResponse {
         var fields = HTTPHeaders(headers)
@@ -17,7 +18,7 @@ extension LibraryService {
         }
         let request = HTTPRequest(method: method, target: path, path: String(parts[0]), query: query, headers: fields,
                                   body: Array(body.utf8), remoteAddress: "127.0.0.1:40000")
-        guard case .respond(let response) = handle(request) else { throw RouteTestFailure.noResponse }
+        guard case .respond(let response) = answerWithoutWaiting(request) ?? handle(request) else { throw RouteTestFailure.noResponse }
         return response
     }
 }

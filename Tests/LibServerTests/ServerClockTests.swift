@@ -1,6 +1,7 @@
 import Foundation
 import LibHTTPServer
 import LibJSON
+import LibStore
 @testable import LibServer
 import Synchronization
 import Testing
@@ -34,6 +35,30 @@ import TestSupport
     func signIn() throws -> String {
         let answer = try send("POST", "/v1/sessions", body: #"{"username":"alice","password":"alice-demo"}"#)
         return try #require(try JSONParser.parse(answer.body)["token"]?.stringValue)
+    }
+
+    /// A read answered again from memory (as an event loop does) ends at
+    /// a commit of any other connection, and never keeps a session's use
+    /// from being written down.
+    @Test func aReadAnsweredFromMemoryEndsAtACommitAndTheSessionsUseIsStillWrittenDown() throws {
+        let token = try signIn()
+        let first = try send("GET", "/v1/books/b-7", token: token)
+        let given = service.recentReads.given
+        #expect(try send("GET", "/v1/books/b-7", token: token).body == first.body)
+        #expect(service.recentReads.given == given + 1, "the same request, nothing committed: answered from memory")
+        // Another connection, as another lib-server on the file would.
+        let other = try Database(path: directory.file("server.sqlite"))
+        try other.execute("UPDATE books SET document = replace(document, 'Dune', 'Changed elsewhere') WHERE id = 'b-7'")
+        #expect(String(decoding: try send("GET", "/v1/books/b-7", token: token).body, as: UTF8.self).contains("Changed elsewhere"))
+        try other.execute("UPDATE sessions SET revoked_at = 1")
+        #expect(try send("GET", "/v1/books/b-7", token: token).status == 401, "revoked elsewhere: at once")
+        let second = try signIn()
+        _ = try send("GET", "/v1/books/b-7", token: second)
+        _ = try send("GET", "/v1/books/b-7", token: second)
+        // Past the renewal step (180 s for a one-hour lifetime) the read goes to the database, which writes the use down.
+        clock.advance(by: 181)
+        #expect(try send("GET", "/v1/books/b-7", token: second).status == 200)
+        #expect(try other.scalar("SELECT max(used_at) FROM sessions WHERE revoked_at IS NULL")?.real == clock.now)
     }
 
     @Test func aSessionUnusedForLongerThanItsLifetimeExpires() throws {
