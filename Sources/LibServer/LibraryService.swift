@@ -239,15 +239,36 @@ public final class LibraryService: Sendable {
     }
 
     /// A reading route's answer, or the 401: the token's check and the
-    /// answer share one connection and one snapshot. `session`: set when
-    /// the token is live.
-    private func read(_ answer: @Sendable (LibraryService, RouteCall, User, any SQLConnection) throws -> HTTPResponse,
-                      _ call: RouteCall, in db: any SQLConnection, session: inout Session?) throws -> HTTPResponse {
-        let standing = try standing(of: call.request, in: db)
-        guard case .signedIn(let user, let due, let dueAt) = standing else { return unauthorized(call.request, standing).response }
+    /// answer share one connection and one snapshot. The check is asked
+    /// first and read last, so that on PostgreSQL it goes with the
+    /// answer's first round trip; nothing of the answer, not even a 404,
+    /// goes to a request without a live token. `session`: set when the
+    /// token is live.
+    private func read(_ answer: Route.ReadingAnswer, _ call: RouteCall, in db: any SQLConnection,
+                      session: inout Session?) throws -> HTTPResponse {
+        let asked = try Self.bearerToken(call.request).map { try UserDirectory.askStanding(ofToken: $0, in: db) }
+        let now = clock.now()
+        var known: UserDirectory.TokenStanding?
+        let standing = { [sessionLifetime] () throws -> UserDirectory.TokenStanding in
+            if let known { return known }
+            let found = try asked.map { try UserDirectory.standing(from: $0, lifetime: sessionLifetime, at: now) } ?? .unknown
+            known = found
+            return found
+        }
+        let answered = Result {
+            try answer(self, call, {
+                guard case .signedIn(let user, _, _) = try standing() else { throw NotSignedIn() }
+                return user
+            }, db)
+        }
+        let checked = try standing()
+        guard case .signedIn(_, let due, let dueAt) = checked else { return unauthorized(call.request, checked).response }
         session = Session(renewalDue: due, renewalDueAt: dueAt)
-        return try answer(self, call, user, db)
+        return try answered.get()
     }
+
+    /// A reading answer asked for the user of a request without a live token.
+    private struct NotSignedIn: Error {}
 
     /// Documents depend on who asks and change under other clients' writes:
     /// a cache may keep them only for that user, and must ask again before

@@ -33,7 +33,16 @@ final class PostgresConnection: SQLConnection {
 
     /// `?N` placeholders rewritten once per statement text.
     private var translated: [String: String] = [:]
+    /// Statements prepared on this connection (parsed and planned once,
+    /// then only bound and run), by their text: the names PostgreSQL knows
+    /// them by. At most `preparedLimit`; past it, statements go as text.
+    private var prepared: [String: String] = [:]
+    /// Names given in this session (`lib_N`), never one twice.
+    private var preparedSoFar = 0
+    static let preparedLimit = 256
     private var inTransaction = false
+    /// In `readTogether`: `send` queues, as in a transaction.
+    private var readingTogether = false
     /// Statements `send` queued in this transaction, sent with its next round trip.
     private var queued: [Queued] = []
     /// How many round trips this connection has made: each time it sent
@@ -103,7 +112,7 @@ final class PostgresConnection: SQLConnection {
 
     @discardableResult
     func send(_ sql: String, _ values: [SQLValue]) throws -> SQLAnswer {
-        guard inTransaction else { return SQLAnswer(rows: try query(sql, values)) }
+        guard inTransaction || readingTogether else { return SQLAnswer(rows: try query(sql, values)) }
         let answer = SQLAnswer(awaiting: { [unowned self] in try flush() })
         queued.append(Queued(sql: sql, values: values, answer: answer))
         return answer
@@ -116,8 +125,16 @@ final class PostgresConnection: SQLConnection {
         if let last = try pipeline(statements) { PQclear(last) }
     }
 
+    /// What `body` sends goes with the round trip of the next statement
+    /// whose answer it needs (one sync, so one implicit transaction): a
+    /// token's check and a book's read cost one round trip.
     func readTogether<T>(_ body: () throws -> T) throws -> T {
-        try body()
+        readingTogether = true
+        defer {
+            readingTogether = false
+            queued.removeAll()
+        }
+        return try body()
     }
 
     /// Whether the server is a standby in recovery (read-only).
@@ -155,6 +172,9 @@ final class PostgresConnection: SQLConnection {
         }
         if PQpipelineStatus(handle) != PQ_PIPELINE_OFF { _ = PQexitPipelineMode(handle) }
         translated.removeAll()
+        // A new session has none of the old one's prepared statements.
+        prepared.removeAll()
+        preparedSoFar = 0
         _ = try query("SET client_min_messages = warning", [])
     }
 
@@ -162,13 +182,14 @@ final class PostgresConnection: SQLConnection {
     /// (the caller clears it).
     private func execute(_ sql: String, _ values: [SQLValue]) throws -> OpaquePointer {
         try reconnectIfLost()
-        guard queued.isEmpty else {
+        guard queued.isEmpty, let name = prepared[sql] else {
+            // Preparing goes in the same round trip as the statement.
             let statements = queued + [Queued(sql: sql, values: values, answer: nil)]
             queued.removeAll()
             return try pipeline(statements)!
         }
         roundTrips += 1
-        let result = withParameters(values) { PQexecParams(handle, text(of: sql), Int32(values.count), nil, $0, nil, nil, 0) }
+        let result = withParameters(values) { PQexecPrepared(handle, name, Int32(values.count), $0, nil, nil, 0) }
         do { try check(result) } catch {
             PQclear(result)
             throw error
@@ -186,10 +207,24 @@ final class PostgresConnection: SQLConnection {
         roundTrips += 1
         guard PQenterPipelineMode(handle) == 1 else { throw PostgresError(message: String(cString: PQerrorMessage(handle))) }
         defer { _ = PQexitPipelineMode(handle) }
-        for statement in statements {
+        // What each result answers, in order: a statement's preparing, or the statement.
+        var slots: [Slot] = []
+        for (index, statement) in statements.enumerated() {
             let values = statement.values
-            let sent = withParameters(values) { PQsendQueryParams(handle, text(of: statement.sql), Int32(values.count), nil, $0, nil, nil, 0) }
+            var name = prepared[statement.sql]
+            if name == nil, preparedSoFar < Self.preparedLimit {
+                preparedSoFar += 1
+                let fresh = "lib_\(preparedSoFar)"
+                guard PQsendPrepare(handle, fresh, text(of: statement.sql), Int32(values.count), nil) == 1 else { break }
+                slots.append(.preparing(statement.sql, name: fresh))
+                name = fresh
+            }
+            let sent = withParameters(values) { parameters in
+                if let name { return PQsendQueryPrepared(handle, name, Int32(values.count), parameters, nil, nil, 0) }
+                return PQsendQueryParams(handle, text(of: statement.sql), Int32(values.count), nil, parameters, nil, nil, 0)
+            }
             guard sent == 1 else { break }  // the connection is gone: reading says so
+            slots.append(.statement(index))
         }
         _ = PQpipelineSync(handle)
         // Each statement's result, then a null; after the last, the sync's result.
@@ -215,17 +250,33 @@ final class PostgresConnection: SQLConnection {
         if let current { PQclear(current) }
         defer { results.forEach { PQclear($0) } }
         var failure: (any Error)?
-        for (index, statement) in statements.enumerated() {
-            let result = index < results.count ? results[index] : nil
+        var answered = 0
+        for (position, slot) in slots.enumerated() {
+            let result = position < results.count ? results[position] : nil
             if failure == nil {
                 do { try check(result) } catch { failure = error }
             }
-            if failure == nil, let answer = statement.answer, let result { answer.arrived(Self.rows(of: result)) }
+            guard failure == nil else { continue }
+            switch slot {
+            case .preparing(let sql, let name):
+                prepared[sql] = name
+            case .statement(let index):
+                answered = index + 1
+                if let answer = statements[index].answer, let result { answer.arrived(Self.rows(of: result)) }
+            }
         }
         if let failure { throw failure }
-        guard let last = results.last, results.count == statements.count else { return nil }
+        guard let last = results.last, results.count == slots.count, answered == statements.count else { return nil }
         results.removeLast()
         return last
+    }
+
+    /// What one result of a pipeline answers.
+    private enum Slot {
+        /// Preparing a statement's text under a name.
+        case preparing(String, name: String)
+        /// The statement at this index of the pipeline's statements.
+        case statement(Int)
     }
 
     /// The statement's text with `$N` placeholders, rewritten once.

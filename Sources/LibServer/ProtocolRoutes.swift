@@ -4,7 +4,7 @@ extension LibraryService {
     static let protocolRoutes: [Route] = [
         Route("POST", "/v1/sessions", .anyone { service, call in try service.login(call.request) }),
         Route("DELETE", "/v1/sessions/current", .signedIn { service, call, user in try service.logout(call.request, user) }),
-        Route("GET", "/v1/me", .reading { _, _, user, _ in .json(200, user.json) }),
+        Route("GET", "/v1/me", .reading { _, _, user, _ in .json(200, try user().json) }),
         Route("GET", "/v1/schemas/book", .reading { service, call, _, _ in try service.bookSchemaAnswer(call.request) }),
         Route("GET", "/v1/books", .reading { service, call, _, db in try service.listBooks(call.request, in: db) }),
         Route("GET", "/v1/changes", .signedInMayWait { service, call, user in try service.changesOrWait(call.request, user: user) }),

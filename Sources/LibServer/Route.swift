@@ -12,8 +12,10 @@ struct Route: Sendable {
         case signedIn(@Sendable (LibraryService, RouteCall, User) throws -> HTTPResponse)
         /// A live token is needed, and the answer only reads: the token's
         /// check and the answer share one connection and one snapshot
-        /// (`ServerStore.readTogether`), the connection passed to the answer.
-        case reading(@Sendable (LibraryService, RouteCall, User, any SQLConnection) throws -> HTTPResponse)
+        /// (`ServerStore.readTogether`), the connection passed to the
+        /// answer, and on PostgreSQL one round trip: the user is asked for
+        /// (`ReadingAnswer`), not given.
+        case reading(ReadingAnswer)
         /// A write of a book: signed in, and every answer (401 and problems
         /// too) carries the request's `Idempotency-Key` back.
         case write(@Sendable (LibraryService, RouteCall, User) throws -> HTTPReply)
@@ -21,6 +23,11 @@ struct Route: Sendable {
         /// change feed that waits).
         case signedInMayWait(@Sendable (LibraryService, RouteCall, User) throws -> HTTPReply)
     }
+
+    /// A reading route's answer. The token's check is read after it (no
+    /// answer goes out before the check passes); the answer that needs the
+    /// user asks for it, which reads the check first.
+    typealias ReadingAnswer = @Sendable (LibraryService, RouteCall, _ user: () throws -> User, any SQLConnection) throws -> HTTPResponse
 
     let method: String
     let pattern: RoutePattern

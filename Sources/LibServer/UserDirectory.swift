@@ -82,11 +82,21 @@ enum UserDirectory {
     /// use, so a device that keeps using it (cron pushing every hour) never
     /// meets a cliff, while one left unused still expires.
     static func standing(ofToken token: String, lifetime: TimeInterval, at now: Double, in db: any SQLConnection) throws -> TokenStanding {
-        let rows = try db.query("""
+        try standing(from: try askStanding(ofToken: token, in: db), lifetime: lifetime, at: now)
+    }
+
+    /// Asks for a token's session: where the connection pipelines
+    /// (PostgreSQL reading together), the question goes with the next
+    /// statement's round trip; `standing(from:)` reads the answer.
+    static func askStanding(ofToken token: String, in db: any SQLConnection) throws -> SQLAnswer {
+        try db.send("""
             SELECT u.id, u.username, u.role, s.created_at, s.used_at FROM sessions s JOIN users u ON u.id = s.user_id
             WHERE s.token_hash = ?1 AND s.revoked_at IS NULL
             """, [.text(Crypto.sha256Hex(Array(token.utf8)))])
-        guard let row = rows.first, let user = user(from: row) else { return .unknown }
+    }
+
+    static func standing(from answer: SQLAnswer, lifetime: TimeInterval, at now: Double) throws -> TokenStanding {
+        guard let row = try answer.rows().first, let user = user(from: row) else { return .unknown }
         let lastUse = max(seconds(row["created_at"]) ?? 0, seconds(row["used_at"]) ?? 0)
         guard now - lastUse <= lifetime else { return .expired }
         let renewalDueAt = lastUse + renewalStep(lifetime: lifetime)

@@ -52,6 +52,7 @@ import TestSupport
         #expect(String(decoding: try send("GET", "/v1/books/b-7", token: token).body, as: UTF8.self).contains("Changed elsewhere"))
         try other.execute("UPDATE sessions SET revoked_at = 1")
         #expect(try send("GET", "/v1/books/b-7", token: token).status == 401, "revoked elsewhere: at once")
+        #expect(try send("GET", "/v1/books/b-404", token: token).status == 401, "not even a 404 without a live token")
         let second = try signIn()
         _ = try send("GET", "/v1/books/b-7", token: second)
         _ = try send("GET", "/v1/books/b-7", token: second)

@@ -56,6 +56,28 @@ struct WriteRoundTripTests {
         #expect(deleteTrips == 4)
     }
 
+    /// A signed-in read sends the token's check with its own first
+    /// statement: one round trip for a book or a history, two for a page
+    /// (its sizes, then the rows that fit); and no answer, not even a 404,
+    /// without a live token.
+    @Test func aSignedInReadSendsTheTokensCheckWithItsFirstStatement() throws {
+        let (book, bookTrips) = try counted("GET", "/v1/books/b-7")
+        #expect(book.status == 200 && bookTrips == 1)
+        let (page, pageTrips) = try counted("GET", "/v1/books?after=b-3&limit=5")
+        #expect(page.status == 200 && pageTrips == 2)
+        let (history, historyTrips) = try counted("GET", "/v1/books/b-7/history")
+        #expect(history.status == 200 && historyTrips == 1)
+        let (me, meTrips) = try counted("GET", "/v1/me")
+        #expect(me.status == 200 && meTrips == 1)
+        #expect(try JSONParser.parse(me.body)["username"]?.stringValue == "alice")
+        let (missing, missingTrips) = try counted("GET", "/v1/books/b-404")
+        #expect(missing.status == 404 && missingTrips == 1)
+        for target in ["/v1/books/b-7", "/v1/books/b-404", "/v1/me"] {
+            let stranger = try service.answer("GET", target, token: "lbt_not-a-token")
+            #expect(stranger.status == 401, "\(target): \(stranger.status)")
+        }
+    }
+
     /// Creates, their replay, then updates of every book: each batch costs
     /// as many round trips for 1,000 items as for 10.
     @Test func aBatchOfAThousandCostsTheRoundTripsOfABatchOfTen() throws {
