@@ -13,8 +13,10 @@
 #      budget: PostgreSQL >= 0.5 x SQLite);
 #   4. the cost of metrics: authenticated GETs on a lib-server with
 #      --ops-listen (request metrics on, scraped every second) and on one
-#      without, in alternating pairs; the median of the pairs' ratios
-#      (budget: >= 0.98).
+#      without, in alternating pairs: the requests each served per second
+#      of processor time it used, on / off (budget: >= 0.98). The pairs'
+#      rates are printed too: on two cores shared with wrk they swing
+#      +-15% from one run to the next whatever the server does.
 # Fails when a budget is missed. The machine's load is printed: wrk, nginx
 # and lib-server share its cores.
 # Usage: bench/server.sh BIN_DIR   (environment: SECONDS_EACH, CONNECTIONS, IDLE_CONNECTIONS,
@@ -258,12 +260,14 @@ cpu_off, served_off, cpu_on, served_on, tick = (float(x) for x in sys.argv[1:6])
 ratios = [float(r) for r in sys.argv[6:]]
 median = statistics.median(ratios)
 per_off, per_on = cpu_off / tick / served_off * 1e6, cpu_on / tick / served_on * 1e6
-print(f"lib-server CPU per request: {per_on:.1f} us with metrics, {per_off:.1f} us without (ratio {per_off / per_on:.3f})")
-print(f"metrics on / off, authenticated GETs: median ratio {median:.3f} of {len(ratios)} pairs (budget >= 0.98)")
-sys.exit(0 if median >= 0.98 else 1)
+print(f"metrics on / off, authenticated GETs: median ratio of the pairs' rates {median:.3f} of {len(ratios)} pairs "
+      f"({min(ratios):.2f} to {max(ratios):.2f}: the machine's scheduling, not the metrics)")
+print(f"lib-server CPU per request: {per_on:.1f} us with metrics, {per_off:.1f} us without; "
+      f"requests per CPU second, on / off: {per_off / per_on:.3f} (budget >= 0.98)")
+sys.exit(0 if per_off / per_on >= 0.98 else 1)
 PY
   then
-    budget_misses+=("request metrics: median ratio of GETs with metrics on to off below 0.98")
+    budget_misses+=("request metrics: requests per CPU second with metrics on below 0.98 x off")
   fi
   stop_servers
 fi

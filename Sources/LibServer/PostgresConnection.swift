@@ -62,10 +62,19 @@ final class PostgresConnection: SQLConnection {
             throw PostgresError(message: "cannot connect to \(PostgresLocation.redacted(uri)): \(message)")
         }
         handle = connection
-        _ = try query("SET client_min_messages = warning", [])
+        try startSession()
     }
 
     deinit { PQfinish(handle) }
+
+    /// A session's settings. A prepared statement is planned for its values
+    /// each time it runs (what is saved is its parsing): a plan made once
+    /// for any values, while a table was small, would scan it whole for
+    /// good once it has grown (the idempotency keys' lookups did).
+    private func startSession() throws {
+        _ = try query("SET client_min_messages = warning", [])
+        _ = try query("SET plan_cache_mode = force_custom_plan", [])
+    }
 
     func query(_ sql: String, _ values: [SQLValue]) throws -> [Row] {
         let result = try execute(sql, values)
@@ -175,7 +184,7 @@ final class PostgresConnection: SQLConnection {
         // A new session has none of the old one's prepared statements.
         prepared.removeAll()
         preparedSoFar = 0
-        _ = try query("SET client_min_messages = warning", [])
+        try startSession()
     }
 
     /// Runs a statement, after what `send` queued, and returns its result
