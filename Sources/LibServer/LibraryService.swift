@@ -248,12 +248,13 @@ public final class LibraryService: Sendable {
                       session: inout Session?) throws -> HTTPResponse {
         let asked = try Self.bearerToken(call.request).map { try UserDirectory.askStanding(ofToken: $0, in: db) }
         let now = clock.now()
-        var known: UserDirectory.TokenStanding?
+        // Read once: a failure (PostgreSQL gone) is thrown again as it was, for its 503.
+        var known: Result<UserDirectory.TokenStanding, any Error>?
         let standing = { [sessionLifetime] () throws -> UserDirectory.TokenStanding in
-            if let known { return known }
-            let found = try asked.map { try UserDirectory.standing(from: $0, lifetime: sessionLifetime, at: now) } ?? .unknown
+            if let known { return try known.get() }
+            let found = Result { try asked.map { try UserDirectory.standing(from: $0, lifetime: sessionLifetime, at: now) } ?? .unknown }
             known = found
-            return found
+            return try found.get()
         }
         let answered = Result {
             try answer(self, call, {
@@ -261,7 +262,12 @@ public final class LibraryService: Sendable {
                 return user
             }, db)
         }
-        let checked = try standing()
+        let checked: UserDirectory.TokenStanding
+        do { checked = try standing() } catch is SQLAnswerMissing {
+            // The round trip the check went in failed: the answer's failure says why (PostgreSQL gone: a 503).
+            _ = try answered.get()
+            throw SQLAnswerMissing()
+        }
         guard case .signedIn(_, let due, let dueAt) = checked else { return unauthorized(call.request, checked).response }
         session = Session(renewalDue: due, renewalDueAt: dueAt)
         return try answered.get()
