@@ -67,14 +67,16 @@ final class PostgresConnection: SQLConnection {
 
     deinit { PQfinish(handle) }
 
-    /// A session's settings. A prepared statement is planned for its values
-    /// each time it runs (what is saved is its parsing): a plan made once
-    /// for any values, while a table was small, would scan it whole for
-    /// good once it has grown (the idempotency keys' lookups did).
     private func startSession() throws {
         _ = try query("SET client_min_messages = warning", [])
-        _ = try query("SET plan_cache_mode = force_custom_plan", [])
     }
+
+    /// A write's statements are planned for their values each time they run
+    /// (what preparing saves them is the parsing): a plan made once for any
+    /// values, while a table was small, scanned the idempotency keys whole
+    /// once it had grown. Reads outside a transaction, lookups by primary
+    /// key, keep the plan PostgreSQL caches.
+    private static let writesPlannedForTheirValues = "SET LOCAL plan_cache_mode = force_custom_plan"
 
     func query(_ sql: String, _ values: [SQLValue]) throws -> [Row] {
         let result = try execute(sql, values)
@@ -103,7 +105,7 @@ final class PostgresConnection: SQLConnection {
     /// last: a transaction costs no round trip of its own.
     func transaction<T>(_ body: () throws -> T) throws -> T {
         try reconnectIfLost()
-        queued = [Queued(sql: "BEGIN", values: [], answer: nil)]
+        queued = [Queued(sql: "BEGIN", values: [], answer: nil), Queued(sql: Self.writesPlannedForTheirValues, values: [], answer: nil)]
         inTransaction = true
         defer { inTransaction = false }
         do {
