@@ -83,8 +83,9 @@ public final class LibraryService: Sendable {
     }
 
     /// The answer to a request that only reads (a signed-in GET of a book,
-    /// a page, a history) from a SQLite connection free now, for the event
-    /// loop to send without handing the request to a thread; nil for any
+    /// a page, a history), kept from the same request since the last commit
+    /// or read from a SQLite connection free now, for the event loop to
+    /// send without handing the request to a thread; nil for any
     /// other request, or one that would wait (no connection free, a
     /// session's use to write down, a fault in force, PostgreSQL's round
     /// trips): a handler thread answers those with `handle`.
